@@ -1,0 +1,450 @@
+"""What every ruleset shares: pricing hooks, the common resolvers and the reaction windows.
+
+A ruleset is a subclass of `Ruleset` whose catalogue is data. The engine
+(`engine.py`) runs the flow of turns and rounds and calls these hooks; the
+hooks raise `Refused` to say no, which unwinds the whole command.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import dice
+from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
+from .events import Events
+from .refusal import refuse
+from .state import Combatant, Effect, Encounter, Window
+
+DEFENCES = ("melee", "ranged", "mental")
+
+TARGET = Option("target", "Target", kind="target")
+TARGET_REQUIRED = Option("target", "Target", kind="target", required=True)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+class Ruleset:
+    key = ""
+    name = ""
+    currency = "AP"
+    settings: tuple[Setting, ...] = ()
+    actions: tuple[ActionDef, ...] = ()
+    uses_passes = False
+    has_seize = False
+
+    # --- settings and catalogue -------------------------------------------------------
+    def default_settings(self) -> dict[str, Any]:
+        base = {"initiative_formula": "1d10"}
+        base.update({s.key: s.default for s in self.settings if not s.per_combatant})
+        return base
+
+    def all_settings(self) -> tuple[Setting, ...]:
+        common = Setting(
+            "initiative_formula",
+            "Initiative roll (the bonus is added)",
+            "1d10",
+            kind="dice",
+            help="Any dice expression; each combatant adds its Initiative Bonus.",
+        )
+        return (common, *self.settings)
+
+    def setting(self, enc: Encounter, key: str, c: Combatant | None = None) -> Any:
+        if c is not None and key in c.mods:
+            return c.mods[key]
+        if key in enc.settings:
+            return enc.settings[key]
+        for s in self.settings:
+            if s.key == key:
+                return s.default
+        raise KeyError(key)
+
+    def catalogue(self, enc: Encounter | None = None) -> dict[str, ActionDef]:
+        cat = {a.key: a for a in self.actions}
+        if enc is not None:
+            for key, spec in enc.custom_actions.items():
+                cat[key] = custom_action(key, spec, self)
+            for key, cost in enc.cost_overrides.items():
+                if key in cat:
+                    cat[key] = cat[key].with_cost(cost)
+        return cat
+
+    def action(self, enc: Encounter, key: str, c: Combatant | None = None) -> ActionDef:
+        cat = self.catalogue(enc)
+        if key not in cat:
+            raise refuse("unknown_action", f"{key!r} is not an action in {self.name}.")
+        a = cat[key]
+        costs = (c.mods.get("costs") or {}) if c else {}
+        if key in costs:
+            a = a.with_cost(int(costs[key]))
+        return a
+
+    def cost_label(self, a: ActionDef) -> str:
+        return "free" if a.cost == 0 else f"{a.cost} {self.currency}"
+
+    # --- combatants and flow hooks ----------------------------------------------------
+    def init_combatant(self, enc: Encounter, c: Combatant) -> None:
+        """Give a new combatant its resources."""
+
+    def resources(self, enc: Encounter, c: Combatant) -> list[dict[str, Any]]:
+        """Widgets for the views: key, label, value, max and a sentence."""
+        return []
+
+    def on_round_start(self, enc: Encounter, ev: Events) -> None:
+        for c in enc.combatants.values():
+            c.round = {}
+
+    def on_turn_start(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        c.turn = {"actions": 0}
+
+    def on_turn_end(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        pass
+
+    def eligible(self, enc: Encounter, c: Combatant) -> bool:
+        """May this combatant take a turn in the current round (or pass)?"""
+        return not c.defeated
+
+    def another_pass(self, enc: Encounter, ev: Events) -> bool:
+        """Called when everyone due has acted: True starts another pass of the same round."""
+        return False
+
+    # --- actions ------------------------------------------------------------------------
+    def check(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any], *, free: bool
+    ) -> None:
+        """Raise Refused when the action may not be taken now. Changes nothing."""
+        self.check_timing(enc, c, a, opts)
+        if not free:
+            self.check_limits(enc, c, a, opts)
+            self.check_cost(enc, c, a, opts)
+        self.check_stats(enc, c, a, opts)
+
+    def off_turn(self, enc: Encounter, c: Combatant) -> bool:
+        return enc.turn != c.id
+
+    def check_timing(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        if enc.phase != "combat":
+            raise refuse("not_in_combat", "Combat has not started: actions are taken in combat.")
+        if c.defeated:
+            raise refuse("defeated", f"{c.name} is defeated and cannot act.")
+        if a.timing == REACTION:
+            raise refuse(
+                "reaction_only",
+                f"{a.name} is a reaction: it is taken when something triggers it, not as an action.",
+            )
+        if self.off_turn(enc, c):
+            if a.timing != ANY_TIME or not self.interrupts_allowed(enc, c, a):
+                raise refuse(
+                    "not_your_turn",
+                    f"It is {enc.name_of(enc.turn)}'s turn: {c.name} can take {a.name} "
+                    "only on its own turn.",
+                )
+        waiting = [w for w in enc.pending if w.trigger == c.id]
+        if waiting and not self.off_turn(enc, c):
+            who = ", ".join(enc.name_of(w.reactor) for w in waiting)
+            raise refuse(
+                "waiting_for_reactions",
+                f"Waiting for reactions: {who} may still react to {c.name}.",
+            )
+
+    def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
+        return False
+
+    def check_limits(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        if a.limit == "once_per_round" and c.round.get(a.key):
+            raise refuse("once_per_round", f"{a.name} can be used only once per round.")
+        if a.limit == "once_per_turn" and c.turn.get(a.key):
+            raise refuse("once_per_turn", f"{a.name} can be used only once per turn.")
+
+    def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        """Raise when the actor cannot pay."""
+
+    def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        """Take the cost from the actor's resources."""
+
+    def price(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> int:
+        return a.cost
+
+    def check_stats(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        for stat in a.extra.get("needs", ()):
+            need_stat(c, stat, a.name)
+
+    def record(self, enc: Encounter, c: Combatant, a: ActionDef, *, free: bool) -> None:
+        """Count the action toward the turn's and the round's limits."""
+        c.turn["actions"] = c.turn.get("actions", 0) + 1
+        c.turn[a.key] = c.turn.get(a.key, 0) + 1
+        c.round[a.key] = c.round.get(a.key, 0) + 1
+        if a.attack and not free:
+            c.turn["attacks"] = c.turn.get("attacks", 0) + 1
+
+    def resolve(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
+        """Carry the action out. The default logs it; effects are dispatched by name."""
+        handler = getattr(self, f"do_{a.effect}", None)
+        if handler is None:
+            raise RuntimeError(f"{self.key}: no resolver for effect {a.effect!r}")
+        handler(enc, c, a, opts, rng, ev)
+
+    def spent_text(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> str:
+        cost = self.price(enc, c, a, opts)
+        return "" if cost == 0 else f" ({cost} {self.currency})"
+
+    def do_plain(self, enc, c, a, opts, rng, ev) -> None:
+        target = opts.get("target")
+        what = opts.get("text") or ""
+        on = f" on {enc.name_of(target)}" if target else ""
+        detail = f": {what}" if what else ""
+        ev.add(
+            "action",
+            f"{c.name} takes {a.name}{on}{self.spent_text(enc, c, a, opts)}{detail}.",
+            actor=c.id,
+            involved=(target,),
+            data={"action": a.key},
+        )
+
+    def after_action(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any], ev: Events
+    ) -> bool:
+        """Hook after an action resolves; True ends the actor's turn at once."""
+        return False
+
+    def modifiers(self) -> dict[str, Setting]:
+        """Per-combatant homebrew modifiers the GM can set (besides per-combatant settings)."""
+        return {}
+
+    def refresh_limits(self, enc: Encounter, c: Combatant) -> None:
+        """Re-clamp resources after the GM changes a maximum."""
+
+    def hold(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        raise refuse("no_hold", f"{self.name} has no holding: end the turn instead.")
+
+    def abandon(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        raise refuse("nothing_to_abandon", f"{c.name} has nothing under way to abandon.")
+
+    def spring(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        raise refuse("nothing_prepared", f"{c.name} has no prepared action to trigger.")
+
+    def declined(self, enc: Encounter, c: Combatant, w: Window, ev: Events) -> None:
+        """Hook when a reaction window closes unanswered."""
+
+    # --- reactions --------------------------------------------------------------------
+    def can_react(self, enc: Encounter, c: Combatant, kind: str) -> bool:
+        return False
+
+    def react(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        w: Window,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
+        raise refuse("no_reaction", f"{self.name} has no reaction of that kind.")
+
+    # --- engagement and movement (shared) ----------------------------------------------
+    def leave_reach(
+        self, enc: Encounter, c: Combatant, *, provokes: bool, ev: Events, reason: str = ""
+    ) -> None:
+        """The mover leaves the melee reach of everyone engaged with it.
+
+        Each enemy left behind that can still react gets an Opportunity Attack window,
+        unless the movement does not provoke (Disengage, forced, teleport).
+        """
+        left = list(c.engaged)
+        for other_id in left:
+            other = enc.combatants.get(other_id)
+            if other is not None and c.id in other.engaged:
+                other.engaged.remove(c.id)
+            if (
+                provokes
+                and other is not None
+                and not other.defeated
+                and self.can_react(enc, other, "opportunity_attack")
+            ):
+                w = Window(enc.new_id("w"), "opportunity_attack", other.id, c.id)
+                enc.pending.append(w)
+                ev.add(
+                    "window",
+                    f"{c.name} leaves {other.name}'s reach: {other.name} may make an "
+                    "Opportunity Attack.",
+                    actor=other.id,
+                    involved=(c.id,),
+                    data={"window": w.id, "reactor": other.id},
+                )
+        c.engaged = []
+        if left and not provokes and reason:
+            names = ", ".join(enc.name_of(i) for i in left)
+            ev.add("move", f"{c.name} leaves {names}'s reach without provoking ({reason}).",
+                   actor=c.id)
+
+    # --- attacks (shared) ---------------------------------------------------------------
+    def attack_roll(
+        self,
+        enc: Encounter,
+        attacker: Combatant,
+        target_id: str | None,
+        rng: random.Random,
+        ev: Events,
+        *,
+        label: str,
+        stat: str,
+        to_hit: int,
+        damage_stat: str,
+        damage_bonus: int,
+        defence: str,
+        melee: bool,
+        extra_text: str = "",
+    ) -> bool | None:
+        """Roll an attack, and against a target its defence; apply damage on a hit.
+
+        Returns True on a hit, False on a miss, None when there was no target to judge.
+        A melee attack puts attacker and target in each other's reach.
+        """
+        atk = roll_stat(attacker, stat, to_hit, rng, label)
+        target = enc.get(target_id) if target_id else None
+        if target is None:
+            dmg = roll_stat(attacker, damage_stat, damage_bonus, rng, label)
+            ev.add(
+                "attack",
+                f"{attacker.name}: {label}{extra_text}, roll {atk.total}, damage {dmg.total} "
+                "(no target named; the GM judges).",
+                actor=attacker.id,
+                rolls=(atk, dmg),
+            )
+            return None
+        if target.id == attacker.id:
+            raise refuse("bad_target", f"{attacker.name} cannot attack itself.")
+        if target.defeated:
+            raise refuse("bad_target", f"{target.name} is already defeated.")
+        if melee:
+            engage(enc, attacker, target)
+        dstat = f"defend_{defence}" if f"defend_{defence}" in target.stats else "defend"
+        need_stat(target, dstat, f"defending against {label}")
+        stance = sum(
+            int(e.detail.get("bonus", 0))
+            for e in target.effects
+            if e.detail.get("defence") in (defence, "all")
+        )
+        dfn = roll_stat(target, dstat, stance, rng, "defence")
+        stance_text = f" (+{stance} stance)" if stance else ""
+        if atk.total >= dfn.total:
+            dmg = roll_stat(attacker, damage_stat, damage_bonus, rng, label)
+            ev.add(
+                "attack",
+                f"{attacker.name}: {label}{extra_text} on {target.name}, {atk.total} against "
+                f"{defence} defence {dfn.total}{stance_text}: hit for {dmg.total} damage.",
+                actor=attacker.id,
+                involved=(target.id,),
+                rolls=(atk, dfn, dmg),
+                data={"hit": True, "damage": dmg.total, "target": target.id},
+            )
+            apply_damage(enc, target, dmg.total, ev, source=attacker.id)
+            return True
+        ev.add(
+            "attack",
+            f"{attacker.name}: {label}{extra_text} on {target.name}, {atk.total} against "
+            f"{defence} defence {dfn.total}{stance_text}: miss.",
+            actor=attacker.id,
+            involved=(target.id,),
+            rolls=(atk, dfn),
+            data={"hit": False, "target": target.id},
+        )
+        return False
+
+
+# --- helpers used by the rulesets ---------------------------------------------------------
+
+
+def need_stat(c: Combatant, stat: str, why: str) -> dict[str, Any]:
+    s = c.stats.get(stat)
+    if not s or not s.get("dice"):
+        raise refuse(
+            "missing_stat",
+            f"{c.name} has no {stat} stat, needed for {why}: the GM sets it on the combatant "
+            "(a dice expression such as 1d20, and a bonus).",
+        )
+    return s
+
+
+def roll_stat(c: Combatant, stat: str, extra: int, rng: random.Random, why: str) -> dice.Roll:
+    s = need_stat(c, stat, why)
+    expr = dice.add_modifier(str(s["dice"]), int(s.get("bonus") or 0) + extra)
+    return dice.roll(expr, rng)
+
+
+def engage(enc: Encounter, a: Combatant, b: Combatant) -> None:
+    if b.id not in a.engaged:
+        a.engaged.append(b.id)
+    if a.id not in b.engaged:
+        b.engaged.append(a.id)
+
+
+def apply_damage(enc: Encounter, c: Combatant, amount: int, ev: Events, source: str | None) -> None:
+    if c.hp is None or amount <= 0:
+        return
+    c.hp = max(0, c.hp - amount)
+    if c.hp == 0 and not c.defeated:
+        defeat(enc, c, ev)
+
+
+def defeat(enc: Encounter, c: Combatant, ev: Events) -> None:
+    c.defeated = True
+    for other_id in list(c.engaged):
+        other = enc.combatants.get(other_id)
+        if other and c.id in other.engaged:
+            other.engaged.remove(c.id)
+    c.engaged = []
+    enc.pending = [w for w in enc.pending if w.reactor != c.id]
+    ev.add("defeated", f"{c.name} is defeated.", actor=c.id)
+
+
+def add_effect(c: Combatant, effect: Effect) -> None:
+    c.effects.append(effect)
+
+
+def int_option(opts: dict[str, Any], name: str, label: str, lo: int, hi: int) -> int:
+    raw = opts.get(name, 0)
+    if raw in (None, ""):
+        return 0
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        raise refuse("bad_option", f"{label} must be a whole number.")
+    try:
+        n = int(raw)
+    except ValueError:
+        raise refuse("bad_option", f"{label} must be a whole number, not {raw!r}.") from None
+    if n < lo or n > hi:
+        raise refuse("bad_option", f"{label} must be between {lo} and {hi}; {n} was asked.")
+    return n
+
+
+def custom_action(key: str, spec: dict[str, Any], rs: Ruleset) -> ActionDef:
+    """A GM-made action: a name, a cost in the ruleset's currency and a few flags."""
+    attack = bool(spec.get("attack"))
+    spell = bool(spec.get("spell"))
+    reaction = bool(spec.get("reaction"))
+    timing = ANY_TIME if spec.get("interrupt") else OWN_TURN
+    return ActionDef(
+        key=key,
+        name=str(spec.get("name", key)),
+        cost=int(spec.get("cost", 0)),
+        bonus=int(spec.get("bonus", 0)),
+        category=str(spec.get("category") or ("reaction" if reaction else "custom")),
+        summary=str(spec.get("summary") or "A custom action added by the GM."),
+        effect="plain",
+        timing=timing,
+        attack=attack or spell,
+        spell=spell,
+        reaction=reaction,
+        options=(TARGET, Option("text", "What happens", kind="text")),
+        custom=True,
+    )

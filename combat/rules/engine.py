@@ -1,0 +1,741 @@
+"""The one entry point: `apply(state, command, rng) -> Outcome`.
+
+A command is a plain dict: {"type": ..., "by": "gm" | "player", "actor": id, ...}.
+`by` is set by the server from the seat that sent it, never from the browser.
+A player's seat is checked by the server to control `actor`; the engine checks
+what only a GM may do and everything the rules say.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import dice, flow
+from .base import Ruleset, apply_damage, defeat, engage, int_option
+from .events import Events
+from .refusal import Refusal, Refused, refuse
+from .registry import get_ruleset
+from .state import COMBAT, ENDED, NPC, PC, SEIZE, SETUP, Combatant, Encounter, Group
+
+MAX_NAME = 80
+MAX_NOTES = 2000
+MAX_TEXT = 500
+MAX_COMBATANTS = 200
+
+
+@dataclass
+class Outcome:
+    """What a command did: the new state and its events, or a refusal and no change."""
+
+    state: Encounter
+    events: list[dict[str, Any]] = field(default_factory=list)
+    refusal: Refusal | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.refusal is None
+
+
+def new_encounter(ruleset: str, name: str = "Encounter", settings: dict | None = None) -> Encounter:
+    rs = get_ruleset(ruleset)
+    enc = Encounter(ruleset=rs.key, name=clean_text(name, "Encounter name", MAX_NAME) or "Encounter")
+    enc.settings = rs.default_settings()
+    for key, value in (settings or {}).items():
+        enc.settings[key] = check_setting(rs, key, value)
+    return enc
+
+
+def apply(state: Encounter | dict, command: dict[str, Any], rng: random.Random) -> Outcome:
+    """Apply one command to a copy of the state. A refusal leaves the given state untouched."""
+    original = state if isinstance(state, Encounter) else Encounter.from_dict(state)
+    enc = original.copy()
+    ev = Events(enc)
+    try:
+        if not isinstance(command, dict):
+            raise refuse("bad_command", "A command must be an object with a type.")
+        kind = command.get("type")
+        handler = COMMANDS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            raise refuse("unknown_command", f"There is no command called {kind!r}.")
+        gm_only, fn = handler
+        if gm_only and command.get("by") != "gm":
+            raise refuse("gm_only", f"Only the GM can {kind.replace('_', ' ')}.")
+        fn(enc, get_ruleset(enc.ruleset), command, rng, ev)
+    except Refused as r:
+        return Outcome(original, [], r.refusal)
+    except dice.DiceError as e:
+        return Outcome(original, [], Refusal("bad_dice", str(e)))
+    return Outcome(enc, ev.items)
+
+
+# --- small parsers -----------------------------------------------------------------------
+
+
+def clean_text(value: Any, label: str, limit: int) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise refuse("bad_option", f"{label} must be text.")
+    value = value.strip()
+    if len(value) > limit:
+        raise refuse("too_long", f"{label} is too long: at most {limit} characters, got {len(value)}.")
+    return value
+
+
+def as_int(value: Any, label: str, lo: int = -10_000, hi: int = 10_000) -> int:
+    return int_option({"v": value}, "v", label, lo, hi)
+
+
+def as_bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
+def check_setting(rs: Ruleset, key: str, value: Any) -> Any:
+    spec = {s.key: s for s in rs.all_settings()}.get(key)
+    if spec is None:
+        raise refuse("unknown_setting", f"{rs.name} has no setting {key!r}.")
+    if spec.kind == "dice":
+        return dice.parse(str(value)).text
+    if spec.kind == "bool":
+        return as_bool(value)
+    if spec.kind == "choice":
+        if value not in spec.choices:
+            raise refuse("bad_option", f"{spec.label} must be one of {', '.join(spec.choices)}.")
+        return value
+    return as_int(value, spec.label, spec.min, spec.max)
+
+
+def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
+    if raw in (None, ""):
+        return {}
+    if not isinstance(raw, dict):
+        raise refuse("bad_option", "Stats must be a mapping of name to a dice expression and bonus.")
+    out: dict[str, dict[str, Any]] = {}
+    for name, spec in raw.items():
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,23}", name):
+            raise refuse("bad_option", f"{name!r} is not a stat name (letters, digits, _).")
+        if isinstance(spec, str | int):
+            spec = {"dice": str(spec), "bonus": 0}
+        if not isinstance(spec, dict):
+            raise refuse("bad_option", f"Stat {name} needs a dice expression and a bonus.")
+        expr = str(spec.get("dice") or "").strip()
+        if not expr:
+            continue
+        out[name] = {"dice": dice.parse(expr).text, "bonus": as_int(spec.get("bonus", 0), name)}
+    return out
+
+
+# --- setup commands (GM) -------------------------------------------------------------------
+
+
+def cmd_add_combatant(enc, rs, cmd, rng, ev) -> None:
+    if len(enc.combatants) >= MAX_COMBATANTS:
+        raise refuse("too_many", f"An encounter holds at most {MAX_COMBATANTS} combatants.")
+    name = clean_text(cmd.get("name"), "Name", MAX_NAME)
+    if not name:
+        raise refuse("bad_option", "A combatant needs a name.")
+    side = cmd.get("side", NPC)
+    if side not in (PC, NPC):
+        raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
+    c = Combatant(id=enc.new_id("c"), name=name, side=side)
+    c.seq = enc.counter
+    apply_fields(enc, rs, c, cmd)
+    rs.init_combatant(enc, c)
+    enc.combatants[c.id] = c
+    if enc.phase in (COMBAT, SEIZE):
+        if flow.initiative_of(enc, c) is None:
+            flow.roll_initiative(enc, c, rng, ev)
+        # Joins the running round at its initiative place if that place is still to come.
+        enc.order = [i for i in flow.round_order(enc) if i in enc.order or i == c.id]
+    ev.add("combatant_added", f"{c.name} joins the encounter.", actor=c.id, ruling=True)
+    ev.items[-1]["data"]["id"] = c.id
+
+
+def apply_fields(enc: Encounter, rs: Ruleset, c: Combatant, cmd: dict[str, Any]) -> None:
+    if "name" in cmd:
+        name = clean_text(cmd["name"], "Name", MAX_NAME)
+        if not name:
+            raise refuse("bad_option", "A combatant needs a name.")
+        c.name = name
+    if "side" in cmd:
+        if cmd["side"] not in (PC, NPC):
+            raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
+        c.side = cmd["side"]
+    if "notes" in cmd:
+        c.notes = clean_text(cmd["notes"], "Notes", MAX_NOTES)
+    if "initiative_bonus" in cmd:
+        c.initiative_bonus = as_int(cmd["initiative_bonus"], "Initiative bonus", -100, 100)
+    if cmd.get("initiative") not in (None, ""):
+        c.initiative = as_int(cmd["initiative"], "Initiative", -100, 1000)
+    if "hp" in cmd and cmd["hp"] not in (None, ""):
+        c.max_hp = as_int(cmd["hp"], "HP", 0, 100_000)
+        c.hp = c.max_hp
+    if "hidden" in cmd:
+        c.hidden = as_bool(cmd["hidden"])
+    if "stats" in cmd:
+        c.stats.update(clean_stats(cmd["stats"]))
+    if "group" in cmd:
+        set_group(enc, c, cmd.get("group"))
+    for s in rs.settings:
+        if s.per_combatant and cmd.get(s.key) not in (None, ""):
+            c.mods[s.key] = check_setting(rs, s.key, cmd[s.key])
+    if "grit" in cmd and cmd["grit"] not in (None, ""):
+        c.res["grit"] = as_int(cmd["grit"], "Grit", 0, 99)
+
+
+def set_group(enc: Encounter, c: Combatant, name: Any) -> None:
+    name = clean_text(name, "Group", MAX_NAME)
+    if not name:
+        c.group = None
+        return
+    for g in enc.groups.values():
+        if g.name == name:
+            c.group = g.id
+            return
+    g = Group(id=enc.new_id("g"), name=name, initiative_bonus=c.initiative_bonus)
+    enc.groups[g.id] = g
+    c.group = g.id
+
+
+def cmd_update_combatant(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    before = c.max_hp
+    apply_fields(enc, rs, c, {k: v for k, v in cmd.items() if k not in ("type", "by", "actor")})
+    if before != c.max_hp and c.hp is not None and c.max_hp is not None:
+        c.hp = min(c.hp, c.max_hp)
+    rs.refresh_limits(enc, c)
+    ev.add("combatant_changed", f"The GM changes {c.name}.", actor=c.id, ruling=True)
+
+
+def cmd_remove_combatant(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    was_turn = enc.turn == c.id
+    ev.add("combatant_removed", f"{c.name} leaves the encounter.", actor=c.id, ruling=True)
+    for other in enc.combatants.values():
+        if c.id in other.engaged:
+            other.engaged.remove(c.id)
+    enc.pending = [w for w in enc.pending if c.id not in (w.reactor, w.trigger)]
+    del enc.combatants[c.id]
+    enc.order = [i for i in enc.order if i != c.id]
+    enc.acted = [i for i in enc.acted if i != c.id]
+    enc.interject = [i for i in enc.interject if i != c.id]
+    if was_turn:
+        enc.turn = None
+        flow.advance(enc, rs, ev)
+
+
+def cmd_hide(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    hidden = as_bool(cmd.get("hidden", cmd["type"] == "hide"))
+    if c.hidden == hidden:
+        raise refuse("no_change", f"{c.name} is already {'hidden' if hidden else 'visible'}.")
+    c.hidden = hidden
+    # Logged while hidden, so a hiding is itself only seen by the GM; a reveal is public.
+    ev.add("visibility", f"{c.name} is {'hidden' if hidden else 'revealed'}.", actor=c.id,
+           ruling=True)
+
+
+def cmd_defeat(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    if cmd["type"] == "defeat":
+        if c.defeated:
+            raise refuse("no_change", f"{c.name} is already defeated.")
+        defeat(enc, c, ev)
+        ev.items[-1]["ruling"] = True
+        if enc.turn == c.id:
+            flow.finish_turn(enc, rs, ev)
+    else:
+        if not c.defeated:
+            raise refuse("no_change", f"{c.name} is not defeated.")
+        c.defeated = False
+        if c.hp == 0 and c.max_hp:
+            c.hp = 1
+        ev.add("revived", f"{c.name} is back in the fight.", actor=c.id, ruling=True)
+
+
+def cmd_damage(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    amount = as_int(cmd.get("amount"), "Amount", 0, 100_000)
+    if c.hp is None:
+        raise refuse("no_hp", f"{c.name} has no HP to change: set its HP first.")
+    if cmd["type"] == "damage":
+        ev.add("damage", f"{c.name} takes {amount} damage.", actor=c.id, ruling=True)
+        apply_damage(enc, c, amount, ev, source=None)
+        if c.defeated and enc.turn == c.id:
+            flow.finish_turn(enc, rs, ev)
+    else:
+        top = c.max_hp if c.max_hp is not None else c.hp + amount
+        c.hp = min(top, c.hp + amount)
+        ev.add("heal", f"{c.name} regains {amount} HP ({c.hp}).", actor=c.id, ruling=True)
+
+
+# --- initiative and flow ---------------------------------------------------------------------
+
+
+def cmd_roll_initiative(enc, rs, cmd, rng, ev) -> None:
+    if enc.phase == ENDED:
+        raise refuse("ended", "This combat has ended.")
+    targets = [enc.get(cmd["actor"])] if cmd.get("actor") else list(enc.combatants.values())
+    if not targets:
+        raise refuse("no_combatants", "Add combatants before rolling initiative.")
+    for g in enc.groups.values():
+        if any(c.group == g.id for c in targets):
+            g.initiative = None
+    for c in targets:
+        flow.roll_initiative(enc, c, rng, ev)
+    if enc.phase == SETUP:
+        enc.order = flow.initiative_order(enc)
+
+
+def cmd_set_initiative(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    value = as_int(cmd.get("initiative"), "Initiative", -100, 1000)
+    if c.group and c.group in enc.groups:
+        enc.groups[c.group].initiative = value
+    else:
+        c.initiative = value
+    c.initiative_roll = None
+    ev.add("initiative", f"The GM sets {c.name}'s initiative to {value}.", actor=c.id, ruling=True)
+    if enc.phase == SETUP:
+        enc.order = flow.initiative_order(enc)
+
+
+def cmd_reorder(enc, rs, cmd, rng, ev) -> None:
+    """Settle a tie: swap a combatant with the tied neighbour above or below.
+
+    Players order their own tied PCs; the GM orders anyone. Only combatants tied on
+    initiative and on the same side swap: the tie rules put PCs before NPCs, and a
+    different initiative is changed with set_initiative instead.
+    """
+    c = enc.get(cmd.get("actor"))
+    direction = cmd.get("direction")
+    if direction not in ("up", "down"):
+        raise refuse("bad_option", "Direction must be 'up' or 'down'.")
+    order = flow.initiative_order(enc)
+    i = order.index(c.id)
+    j = i - 1 if direction == "up" else i + 1
+    if j < 0 or j >= len(order):
+        raise refuse("no_tie", f"{c.name} is already at the {'top' if j < 0 else 'bottom'}.")
+    other = enc.combatants[order[j]]
+    mine = flow.initiative_of(enc, c)
+    if flow.initiative_of(enc, other) != mine or other.side != c.side:
+        raise refuse(
+            "not_tied",
+            f"{c.name} and {other.name} are not tied: only combatants of the same side with "
+            "the same initiative choose their order (the GM can set an initiative by hand).",
+        )
+    block = [
+        x for x in order
+        if flow.initiative_of(enc, enc.combatants[x]) == mine and enc.combatants[x].side == c.side
+    ]
+    a, b = block.index(c.id), block.index(other.id)
+    block[a], block[b] = block[b], block[a]
+    for n, x in enumerate(block):
+        enc.combatants[x].tie = n
+    if enc.phase == SETUP:
+        enc.order = flow.initiative_order(enc)
+    else:
+        # Later rounds use the new order; a running round keeps who has already gone.
+        enc.order = flow.round_order(enc)
+    ev.add("reorder", f"{c.name} moves {direction} among the tied.", actor=c.id,
+           involved=(other.id,), ruling=cmd.get("by") == "gm")
+
+
+def cmd_start_combat(enc, rs, cmd, rng, ev) -> None:
+    if enc.phase != SETUP:
+        raise refuse("already_started", "Combat has already started.")
+    if not enc.combatants:
+        raise refuse("no_combatants", "Add combatants before starting combat.")
+    for c in enc.combatants.values():
+        if flow.initiative_of(enc, c) is None:
+            flow.roll_initiative(enc, c, rng, ev)
+    for c in enc.combatants.values():
+        rs.init_combatant(enc, c)
+    ev.add("combat_start", "Combat begins.", ruling=True)
+    enc.round = 0
+    if rs.has_seize and any(c.res.get("grit", 0) > 0 for c in enc.combatants.values()):
+        enc.phase = SEIZE
+        ev.add("seize_window", "Before round 1: anyone with Grit may Seize the Moment.")
+        return
+    flow.start_round(enc, rs, ev)
+
+
+def cmd_begin_round(enc, rs, cmd, rng, ev) -> None:
+    if enc.phase != SEIZE:
+        raise refuse("not_between_rounds", "The round is already under way.")
+    flow.start_round(enc, rs, ev)
+
+
+def cmd_seize(enc, rs, cmd, rng, ev) -> None:
+    if not rs.has_seize:
+        raise refuse("not_in_ruleset", f"{rs.name} has no Seize the Moment.")
+    c = enc.get(cmd.get("actor"))
+    if enc.phase != SEIZE:
+        raise refuse(
+            "seize_timing",
+            "Seize the Moment is declared at the start of a round, before the first "
+            "combatant acts.",
+        )
+    if c.seized:
+        raise refuse("already_seized", f"{c.name} has already seized this round.")
+    if c.defeated:
+        raise refuse("defeated", f"{c.name} is defeated and cannot act.")
+    if c.res.get("grit", 0) < 1:
+        raise refuse("no_grit", f"Seize the Moment costs 1 Grit; {c.name} has none.")
+    c.res["grit"] -= 1
+    c.seized = True
+    order = enc.settings.setdefault("_seize_order", [])
+    order.append(c.id)
+    ev.add(
+        "seize",
+        f"{c.name} spends 1 Grit to Seize the Moment and will act first in round "
+        f"{enc.round + 1}.",
+        actor=c.id,
+    )
+
+
+def cmd_end_turn(enc, rs, cmd, rng, ev) -> None:
+    if enc.phase != COMBAT or enc.turn is None:
+        raise refuse("no_turn", "Nobody is taking a turn right now.")
+    actor = cmd.get("actor") or enc.turn
+    if actor != enc.turn:
+        raise refuse("not_your_turn", f"It is {enc.name_of(enc.turn)}'s turn, not "
+                     f"{enc.name_of(actor)}'s.")
+    waiting = [w for w in enc.pending if w.trigger == enc.turn]
+    if waiting:
+        if cmd.get("by") != "gm":
+            who = ", ".join(enc.name_of(w.reactor) for w in waiting)
+            raise refuse("waiting_for_reactions", f"Waiting for reactions: {who} may still react.")
+        close_windows(enc, waiting, ev)
+    if cmd["type"] == "hold":
+        rs.hold(enc, enc.get(actor), ev)
+    else:
+        ev.add("end_turn", f"{enc.name_of(actor)} ends the turn.", actor=actor)
+    flow.finish_turn(enc, rs, ev)
+
+
+def cmd_take_turn(enc, rs, cmd, rng, ev) -> None:
+    """Group Initiative: another member of the group whose slot it is goes now."""
+    c = enc.get(cmd.get("actor"))
+    cur = enc.combatants.get(enc.turn or "")
+    if cur is None or enc.phase != COMBAT:
+        raise refuse("no_turn", "Nobody is taking a turn right now.")
+    if cur.id == c.id:
+        raise refuse("no_change", f"It is already {c.name}'s turn.")
+    if not c.group or c.group != cur.group:
+        raise refuse(
+            "not_group",
+            f"{c.name} is not in {cur.name}'s group: only members of a group acting on "
+            "one initiative choose their order.",
+        )
+    if c.id in enc.acted or not rs.eligible(enc, c):
+        raise refuse("already_acted", f"{c.name} has already had its turn.")
+    if cur.turn.get("actions"):
+        raise refuse("turn_begun", f"{cur.name} has already begun its turn.")
+    i, j = enc.order.index(cur.id), enc.order.index(c.id)
+    enc.order[i], enc.order[j] = enc.order[j], enc.order[i]
+    flow.begin_turn(enc, rs, c, ev)
+
+
+def cmd_end_combat(enc, rs, cmd, rng, ev) -> None:
+    if enc.phase == ENDED:
+        raise refuse("ended", "This combat has already ended.")
+    enc.phase = ENDED
+    enc.turn = None
+    enc.pending = []
+    ev.add("combat_end", "Combat ends.", ruling=True)
+
+
+# --- actions --------------------------------------------------------------------------------
+
+
+def cmd_act(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    a = rs.action(enc, str(cmd.get("action")), c)
+    opts = dict(cmd.get("options") or {})
+    if cmd.get("target"):
+        opts["target"] = cmd["target"]
+    free = cmd["type"] == "grant"
+    check_options(enc, c, a, opts)
+    rs.check(enc, c, a, opts, free=free)
+    if free:
+        ev.add("ruling", f"The GM grants {c.name} {a.name} at no cost.", actor=c.id, ruling=True)
+    else:
+        rs.pay(enc, c, a, opts)
+    rs.record(enc, c, a, free=free)
+    rs.resolve(enc, c, a, opts, rng, ev)
+    if rs.after_action(enc, c, a, opts, ev):
+        flow.finish_turn(enc, rs, ev)
+
+
+def check_options(enc: Encounter, c: Combatant, a, opts: dict[str, Any]) -> None:
+    allowed = {o.name for o in a.options}
+    for key in opts:
+        if key not in allowed:
+            raise refuse("bad_option", f"{a.name} takes no option {key!r}.")
+    for o in a.options:
+        v = opts.get(o.name)
+        if v in (None, ""):
+            if o.required:
+                raise refuse("missing_option", f"{a.name} needs {o.label.lower()}.")
+            opts.pop(o.name, None)
+            continue
+        if o.kind == "target":
+            enc.get(str(v))
+            opts[o.name] = str(v)
+        elif o.kind == "int":
+            opts[o.name] = int_option(opts, o.name, o.label, o.min, o.max)
+        elif o.kind == "bool":
+            opts[o.name] = as_bool(v)
+        elif o.kind == "choice":
+            if v not in o.choices:
+                raise refuse("bad_option", f"{o.label} must be one of {', '.join(o.choices)}.")
+        elif o.kind == "text":
+            opts[o.name] = clean_text(v, o.label, MAX_TEXT)
+
+
+def cmd_react(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    wid = cmd.get("window")
+    w = next((w for w in enc.pending if w.id == wid), None)
+    if w is None:
+        raise refuse("no_window", "That chance to react has passed.")
+    if w.reactor != c.id:
+        raise refuse("not_yours", f"That reaction belongs to {enc.name_of(w.reactor)}.")
+    enc.pending.remove(w)
+    if not as_bool(cmd.get("accept", True)):
+        ev.add("decline", f"{c.name} lets the moment pass.", actor=c.id, involved=(w.trigger,))
+        rs.declined(enc, c, w, ev)
+        return
+    rs.react(enc, c, w, dict(cmd.get("options") or {}), rng, ev)
+
+
+def close_windows(enc: Encounter, windows, ev: Events) -> None:
+    for w in list(windows):
+        enc.pending.remove(w)
+        ev.add("decline", f"{enc.name_of(w.reactor)}'s chance to react passes.", actor=w.reactor,
+               ruling=True)
+
+
+def cmd_close_windows(enc, rs, cmd, rng, ev) -> None:
+    if not enc.pending:
+        raise refuse("no_window", "No reaction is waiting.")
+    waiting = list(enc.pending)
+    close_windows(enc, waiting, ev)
+    for w in waiting:
+        if w.reactor in enc.combatants:
+            rs.declined(enc, enc.combatants[w.reactor], w, ev)
+
+
+def cmd_engage(enc, rs, cmd, rng, ev) -> None:
+    """Put two combatants in (or out of) each other's melee reach, with no movement."""
+    c = enc.get(cmd.get("actor"))
+    t = enc.get(cmd.get("target"))
+    if c.id == t.id:
+        raise refuse("bad_target", "A combatant cannot be in its own reach.")
+    if as_bool(cmd.get("engaged", True)):
+        if t.id in c.engaged:
+            raise refuse("no_change", f"{c.name} and {t.name} are already in melee.")
+        engage(enc, c, t)
+        ev.add("engage", f"{c.name} and {t.name} are in melee.", actor=c.id, involved=(t.id,))
+    else:
+        if t.id not in c.engaged:
+            raise refuse("no_change", f"{c.name} and {t.name} are not in melee.")
+        if cmd.get("by") != "gm":
+            raise refuse(
+                "use_move",
+                f"To get away from {t.name}, {c.name} moves (which may provoke an "
+                "Opportunity Attack); only the GM separates combatants by hand.",
+            )
+        c.engaged.remove(t.id)
+        if c.id in t.engaged:
+            t.engaged.remove(c.id)
+        ev.add("engage", f"The GM separates {c.name} and {t.name}.", actor=c.id,
+               involved=(t.id,), ruling=True)
+
+
+def cmd_force_move(enc, rs, cmd, rng, ev) -> None:
+    """Forced movement (a push, pull or knockback) or teleportation: never provokes."""
+    c = enc.get(cmd.get("actor"))
+    how = cmd.get("how", "forced")
+    if how not in ("forced", "teleport"):
+        raise refuse("bad_option", "How must be 'forced' or 'teleport'.")
+    ev.add("move", f"{c.name} is moved ({'teleported' if how == 'teleport' else 'forced'}).",
+           actor=c.id, ruling=True)
+    rs.leave_reach(enc, c, provokes=False, ev=ev,
+                   reason="teleportation" if how == "teleport" else "forced movement")
+
+
+# --- GM rulings --------------------------------------------------------------------------------
+
+
+def cmd_adjust(enc, rs, cmd, rng, ev) -> None:
+    """Set a resource by hand: AP, Bonus Actions, Grit, the Reaction, HP."""
+    c = enc.get(cmd.get("actor"))
+    key = cmd.get("resource")
+    if key == "hp":
+        if c.max_hp is None:
+            c.max_hp = as_int(cmd.get("value"), "HP", 0, 100_000)
+        c.hp = as_int(cmd.get("value"), "HP", 0, c.max_hp)
+        new: Any = c.hp
+    elif key == "reaction":
+        c.reaction = as_bool(cmd.get("value"))
+        new = "available" if c.reaction else "spent"
+    elif key in c.res and not key.endswith("_max"):
+        cap = c.res.get(f"{key}_max", 99)
+        c.res[key] = as_int(cmd.get("value"), key, 0, cap)
+        new = c.res[key]
+    elif key in ("grit",):
+        c.res[key] = as_int(cmd.get("value"), key, 0, 99)
+        new = c.res[key]
+    else:
+        raise refuse("unknown_resource", f"{c.name} has no resource {key!r}.")
+    ev.add("ruling", f"The GM sets {c.name}'s {key} to {new}.", actor=c.id, ruling=True)
+
+
+def cmd_set_cost(enc, rs, cmd, rng, ev) -> None:
+    key = str(cmd.get("action"))
+    a = rs.action(enc, key)
+    cost = as_int(cmd.get("cost"), "Cost", 0, 20)
+    if cmd.get("actor"):
+        c = enc.get(cmd["actor"])
+        c.mods.setdefault("costs", {})[key] = cost
+        who = f" for {c.name}"
+    else:
+        enc.cost_overrides[key] = cost
+        who = ""
+    ev.add("ruling", f"The GM sets the cost of {a.name}{who} to {cost} {rs.currency}.",
+           actor=cmd.get("actor"), ruling=True)
+
+
+def cmd_set_modifier(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    key = cmd.get("key")
+    known = {s.key: s for s in rs.settings if s.per_combatant}
+    known.update(rs.modifiers())
+    if key not in known:
+        raise refuse("unknown_modifier", f"{rs.name} has no modifier {key!r}.")
+    c.mods[key] = check_setting_like(known[key], cmd.get("value"))
+    rs.refresh_limits(enc, c)
+    ev.add("ruling", f"The GM sets {c.name}'s {known[key].label.lower()} to {c.mods[key]}.",
+           actor=c.id, ruling=True)
+
+
+def check_setting_like(spec, value: Any) -> Any:
+    if spec.kind == "bool":
+        return as_bool(value)
+    return as_int(value, spec.label, spec.min, spec.max)
+
+
+def cmd_set_setting(enc, rs, cmd, rng, ev) -> None:
+    key = str(cmd.get("key"))
+    value = check_setting(rs, key, cmd.get("value"))
+    enc.settings[key] = value
+    ev.add("ruling", f"The GM sets {key.replace('_', ' ')} to {value}.", ruling=True)
+
+
+def cmd_add_custom_action(enc, rs, cmd, rng, ev) -> None:
+    name = clean_text(cmd.get("name"), "Action name", MAX_NAME)
+    if not name:
+        raise refuse("bad_option", "A custom action needs a name.")
+    key = "custom_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+    if key in rs.catalogue(enc):
+        raise refuse("duplicate", f"There is already an action called {name}.")
+    spec = {
+        "name": name,
+        "cost": as_int(cmd.get("cost", 0), "Cost", 0, 20),
+        "bonus": as_int(cmd.get("bonus", 0), "Bonus Actions", 0, 4),
+        "attack": as_bool(cmd.get("attack")),
+        "spell": as_bool(cmd.get("spell")),
+        "reaction": as_bool(cmd.get("reaction")),
+        "interrupt": as_bool(cmd.get("interrupt")),
+        "summary": clean_text(cmd.get("summary"), "Summary", MAX_TEXT),
+    }
+    enc.custom_actions[key] = spec
+    ev.add("ruling", f"The GM adds a custom action: {name} "
+           f"({rs.cost_label(rs.action(enc, key))}).", ruling=True, data={"key": key})
+
+
+def cmd_remove_custom_action(enc, rs, cmd, rng, ev) -> None:
+    key = str(cmd.get("action"))
+    if key not in enc.custom_actions:
+        raise refuse("unknown_action", f"There is no custom action {key!r}.")
+    name = enc.custom_actions.pop(key)["name"]
+    ev.add("ruling", f"The GM removes the custom action {name}.", ruling=True)
+
+
+def cmd_roll(enc, rs, cmd, rng, ev) -> None:
+    """A free roll of any dice expression; the GM may roll in secret."""
+    expr = clean_text(cmd.get("dice"), "Dice", 100)
+    r = dice.roll(expr, rng)
+    secret = as_bool(cmd.get("secret")) and cmd.get("by") == "gm"
+    if as_bool(cmd.get("secret")) and cmd.get("by") != "gm":
+        raise refuse("gm_only", "Only the GM can roll in secret.")
+    who = enc.name_of(cmd.get("actor")) if cmd.get("actor") else "The GM"
+    label = clean_text(cmd.get("label"), "Label", MAX_NAME)
+    ev.add("roll", f"{who} rolls {label + ': ' if label else ''}{r.describe()}",
+           actor=cmd.get("actor"), rolls=(r,), secret=secret)
+
+
+def cmd_abandon(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    rs.abandon(enc, c, ev)
+
+
+def cmd_trigger(enc, rs, cmd, rng, ev) -> None:
+    c = enc.get(cmd.get("actor"))
+    rs.spring(enc, c, ev)
+
+
+Handler = Callable[[Encounter, Ruleset, dict, random.Random, Events], None]
+
+COMMANDS: dict[str, tuple[bool, Handler]] = {
+    # GM only
+    "add_combatant": (True, cmd_add_combatant),
+    "update_combatant": (True, cmd_update_combatant),
+    "remove_combatant": (True, cmd_remove_combatant),
+    "hide": (True, cmd_hide),
+    "reveal": (True, cmd_hide),
+    "defeat": (True, cmd_defeat),
+    "revive": (True, cmd_defeat),
+    "damage": (True, cmd_damage),
+    "heal": (True, cmd_damage),
+    "roll_initiative": (True, cmd_roll_initiative),
+    "set_initiative": (True, cmd_set_initiative),
+    "start_combat": (True, cmd_start_combat),
+    "begin_round": (True, cmd_begin_round),
+    "end_combat": (True, cmd_end_combat),
+    "grant": (True, cmd_act),
+    "adjust": (True, cmd_adjust),
+    "set_cost": (True, cmd_set_cost),
+    "set_modifier": (True, cmd_set_modifier),
+    "set_setting": (True, cmd_set_setting),
+    "add_custom_action": (True, cmd_add_custom_action),
+    "remove_custom_action": (True, cmd_remove_custom_action),
+    "close_windows": (True, cmd_close_windows),
+    "force_move": (True, cmd_force_move),
+    # the GM, or a player for a combatant of theirs
+    "act": (False, cmd_act),
+    "react": (False, cmd_react),
+    "end_turn": (False, cmd_end_turn),
+    "hold": (False, cmd_end_turn),
+    "take_turn": (False, cmd_take_turn),
+    "seize": (False, cmd_seize),
+    "reorder": (False, cmd_reorder),
+    "engage": (False, cmd_engage),
+    "abandon": (False, cmd_abandon),
+    "trigger": (False, cmd_trigger),
+    "roll": (False, cmd_roll),
+}
+
+# Commands a player may send only for a combatant they control (checked by the server).
+ACTOR_COMMANDS = frozenset(
+    {"act", "react", "end_turn", "hold", "take_turn", "seize", "reorder", "engage", "abandon",
+     "trigger"}
+)

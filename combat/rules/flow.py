@@ -1,0 +1,166 @@
+"""Turns, rounds and passes: who acts when. Kept apart from what actions do."""
+
+from __future__ import annotations
+
+import random
+
+from . import dice
+from .base import Ruleset
+from .events import Events
+from .refusal import refuse
+from .state import COMBAT, SEIZE, Combatant, Encounter
+
+
+def initiative_of(enc: Encounter, c: Combatant) -> int | None:
+    if c.group and c.group in enc.groups:
+        return enc.groups[c.group].initiative
+    return c.initiative
+
+
+def sort_key(enc: Encounter, c: Combatant) -> tuple:
+    """Highest initiative first; ties: PCs before NPCs, then the hand-set order,
+    then the higher bonus, then the order of adding. Group members sit together."""
+    init = initiative_of(enc, c)
+    group = enc.groups.get(c.group) if c.group else None
+    bonus = group.initiative_bonus if group else c.initiative_bonus
+    return (
+        -(init if init is not None else -999),
+        0 if c.is_pc else 1,
+        c.tie,
+        -bonus,
+        group.id if group else "",
+        c.seq,
+    )
+
+
+def initiative_order(enc: Encounter) -> list[str]:
+    return [c.id for c in sorted(enc.combatants.values(), key=lambda c: sort_key(enc, c))]
+
+
+def roll_initiative(enc: Encounter, c: Combatant, rng: random.Random, ev: Events) -> None:
+    formula = str(enc.settings.get("initiative_formula", "1d10"))
+    if c.group and c.group in enc.groups:
+        g = enc.groups[c.group]
+        if g.initiative is None:
+            r = dice.roll(dice.add_modifier(formula, g.initiative_bonus), rng)
+            g.initiative = r.total
+            ev.add(
+                "initiative",
+                f"Group {g.name} rolls initiative: {r.total}.",
+                actor=c.id,
+                rolls=(r,),
+            )
+        return
+    r = dice.roll(dice.add_modifier(formula, c.initiative_bonus), rng)
+    c.initiative = r.total
+    c.initiative_roll = r.to_dict()
+    ev.add("initiative", f"{c.name} rolls initiative: {r.total}.", actor=c.id, rolls=(r,))
+
+
+def round_order(enc: Encounter) -> list[str]:
+    """This round's order: seizers first (PCs before NPCs), then everyone by initiative."""
+    base = initiative_order(enc)
+    seizers = [cid for cid in base if enc.combatants[cid].seized]
+    seizers.sort(key=lambda cid: (0 if enc.combatants[cid].is_pc else 1, enc.combatants[cid].tie))
+    seized_order = enc.settings.get("_seize_order") or []
+    seizers.sort(key=lambda cid: seized_order.index(cid) if cid in seized_order else 999)
+    seizers.sort(key=lambda cid: 0 if enc.combatants[cid].is_pc else 1)
+    return seizers + [cid for cid in base if cid not in seizers]
+
+
+def expire_effects(enc: Encounter, when: str, of: str | None, ev: Events) -> None:
+    for c in enc.combatants.values():
+        keep = []
+        for e in c.effects:
+            if e.expires == when and (when == "round_end" or e.until_of == of):
+                ev.add("effect_ends", f"{c.name}: {e.name} ends.", actor=c.id)
+            else:
+                keep.append(e)
+        c.effects = keep
+
+
+def start_round(enc: Encounter, rs: Ruleset, ev: Events) -> None:
+    enc.phase = COMBAT
+    enc.round += 1
+    enc.pass_no = 1
+    enc.acted = []
+    enc.order = round_order(enc)
+    ev.add("round", f"Round {enc.round} begins.")
+    rs.on_round_start(enc, ev)
+    advance(enc, rs, ev)
+
+
+def begin_turn(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
+    enc.turn = c.id
+    expire_effects(enc, "turn_start", c.id, ev)
+    rs.on_turn_start(enc, c, ev)
+    where = f", pass {enc.pass_no}" if rs.uses_passes else ""
+    ev.add("turn", f"{c.name}'s turn (round {enc.round}{where}).", actor=c.id)
+
+
+def finish_turn(enc: Encounter, rs: Ruleset, ev: Events) -> None:
+    """End the current turn and hand it on."""
+    if enc.turn is None:
+        raise refuse("no_turn", "Nobody is taking a turn right now.")
+    c = enc.combatants.get(enc.turn)
+    if c is not None:
+        rs.on_turn_end(enc, c, ev)
+        expire_effects(enc, "turn_end", c.id, ev)
+        if c.id not in enc.acted:
+            enc.acted.append(c.id)
+    enc.turn = None
+    advance(enc, rs, ev)
+
+
+def next_up(enc: Encounter, rs: Ruleset) -> str | None:
+    while enc.interject:
+        cid = enc.interject[0]
+        if cid in enc.combatants and not enc.combatants[cid].defeated:
+            return cid
+        enc.interject.pop(0)
+    for cid in enc.order:
+        c = enc.combatants.get(cid)
+        if c is not None and cid not in enc.acted and rs.eligible(enc, c):
+            return cid
+    return None
+
+
+def advance(enc: Encounter, rs: Ruleset, ev: Events) -> None:
+    """Start the next due turn; when nobody is due, the next pass or the next round."""
+    for _ in range(3):
+        cid = next_up(enc, rs)
+        if cid is not None:
+            if enc.interject and enc.interject[0] == cid:
+                enc.interject.pop(0)
+            begin_turn(enc, rs, enc.combatants[cid], ev)
+            return
+        if rs.another_pass(enc, ev):
+            enc.pass_no += 1
+            enc.acted = []
+            ev.add("pass", f"Pass {enc.pass_no} of round {enc.round} begins.")
+            continue
+        break
+    end_round(enc, rs, ev)
+
+
+def end_round(enc: Encounter, rs: Ruleset, ev: Events) -> None:
+    expire_effects(enc, "round_end", None, ev)
+    ev.add("round_end", f"Round {enc.round} ends.")
+    enc.turn = None
+    for c in enc.combatants.values():
+        c.seized = False
+    enc.settings.pop("_seize_order", None)
+    if not any(not c.defeated for c in enc.combatants.values()):
+        enc.phase = COMBAT
+        ev.add("round", "Nobody is left standing to act.")
+        return
+    if rs.has_seize and any(
+        c.res.get("grit", 0) > 0 and not c.defeated for c in enc.combatants.values()
+    ):
+        enc.phase = SEIZE
+        ev.add(
+            "seize_window",
+            f"Before round {enc.round + 1}: anyone with Grit may Seize the Moment.",
+        )
+        return
+    start_round(enc, rs, ev)

@@ -1,0 +1,154 @@
+"""Encounter state as plain data.
+
+Everything here round-trips through JSON-safe dicts unchanged, so the state can
+be stored in one database column and replayed in tests. Combatant ids are
+strings ("c1", "c2", ...) because JSON object keys are strings.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PC = "pc"
+NPC = "npc"
+
+SETUP = "setup"  # combatants are being added; no turns yet
+SEIZE = "seize"  # between rounds: Seize the Moment may be declared
+COMBAT = "combat"  # turns are running
+ENDED = "ended"
+
+
+@dataclass
+class Effect:
+    """Something lasting on a combatant, such as a Defensive Stance bonus.
+
+    `expires` says when it goes away: "turn_start" or "turn_end" of the
+    combatant named in `until_of`, or "round_end".
+    """
+
+    name: str
+    expires: str
+    until_of: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+
+@dataclass
+class Window:
+    """An open chance to react (an Opportunity Attack, a defence, ...)."""
+
+    id: str
+    kind: str
+    reactor: str
+    trigger: str  # the combatant whose deed opened the window
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Combatant:
+    id: str
+    name: str
+    side: str = NPC
+    initiative_bonus: int = 0
+    initiative: int | None = None
+    initiative_roll: dict[str, Any] | None = None
+    group: str | None = None
+    hidden: bool = False
+    defeated: bool = False
+    hp: int | None = None
+    max_hp: int | None = None
+    notes: str = ""
+    seq: int = 0  # order of adding, the last tie-break
+    tie: int = 0  # hand-set order among tied combatants (lower first)
+    # Dice expressions and flat bonuses, e.g. {"attack": {"dice": "1d20", "bonus": 2}}.
+    stats: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Resources: whatever the ruleset tracks (ap, ap_max, bonus, bonus_max, grit, ...).
+    res: dict[str, int] = field(default_factory=dict)
+    # Per-combatant settings and homebrew modifiers (ap_max, attacks_per_turn, quicken, ...).
+    mods: dict[str, Any] = field(default_factory=dict)
+    # Counters that reset with the turn: attacks made, free actions used, and so on.
+    turn: dict[str, Any] = field(default_factory=dict)
+    # Counters that reset with the round (Guard once per round, ...).
+    round: dict[str, Any] = field(default_factory=dict)
+    reaction: bool = True  # the one Reaction of the Action Points ruleset
+    engaged: list[str] = field(default_factory=list)  # enemies whose melee reach holds us
+    effects: list[Effect] = field(default_factory=list)
+    # A multi-turn action being paid off (Action Ladder), or a Skip/Prepare plan.
+    carry: dict[str, Any] | None = None
+    prepared: dict[str, Any] | None = None
+    held: bool = False  # Initiative Passes: keeps its AP for Interrupts only
+    seized: bool = False  # Initiative Passes: acts at the top this round
+
+    @property
+    def is_pc(self) -> bool:
+        return self.side == PC
+
+    def stat(self, name: str) -> dict[str, Any] | None:
+        return self.stats.get(name)
+
+
+@dataclass
+class Group:
+    id: str
+    name: str
+    initiative_bonus: int = 0
+    initiative: int | None = None
+
+
+@dataclass
+class Encounter:
+    ruleset: str
+    name: str = "Encounter"
+    settings: dict[str, Any] = field(default_factory=dict)
+    phase: str = SETUP
+    round: int = 0
+    pass_no: int = 0
+    turn: str | None = None
+    # The order for the current round (or pass), built from initiative and seizing.
+    order: list[str] = field(default_factory=list)
+    acted: list[str] = field(default_factory=list)
+    # Combatants who will take a turn right after the current one (a sprung Skip/Prepare).
+    interject: list[str] = field(default_factory=list)
+    combatants: dict[str, Combatant] = field(default_factory=dict)
+    groups: dict[str, Group] = field(default_factory=dict)
+    pending: list[Window] = field(default_factory=list)
+    custom_actions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cost_overrides: dict[str, int] = field(default_factory=dict)
+    counter: int = 0
+
+    # --- identity -----------------------------------------------------------------
+    def new_id(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def get(self, cid: str | None) -> Combatant:
+        from .refusal import refuse
+
+        if cid is None or cid not in self.combatants:
+            raise refuse("unknown_combatant", f"There is no combatant {cid!r} in this encounter.")
+        return self.combatants[cid]
+
+    def name_of(self, cid: str | None) -> str:
+        if cid and cid in self.combatants:
+            return self.combatants[cid].name
+        return "someone"
+
+    # --- JSON ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Encounter:
+        d = copy.deepcopy(data)
+        combatants = {}
+        for cid, cd in d.pop("combatants", {}).items():
+            cd["effects"] = [Effect(**e) for e in cd.get("effects", [])]
+            combatants[cid] = Combatant(**cd)
+        groups = {gid: Group(**gd) for gid, gd in d.pop("groups", {}).items()}
+        pending = [Window(**w) for w in d.pop("pending", [])]
+        return cls(**d, combatants=combatants, groups=groups, pending=pending)
+
+    def copy(self) -> Encounter:
+        return copy.deepcopy(self)
