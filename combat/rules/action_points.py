@@ -107,6 +107,10 @@ class ActionPoints(Ruleset):
              "text": "Reaction available" if c.reaction else "Reaction used"},
         ]
 
+    def cost_label(self, a: ActionDef) -> str:
+        base = super().cost_label(a)
+        return f"{a.cost} AP + extra" if a.extra.get("empowered") else base
+
     def modifiers(self) -> dict[str, Setting]:
         return {s.key: s for s in self.settings if s.per_combatant}
 
@@ -121,8 +125,8 @@ class ActionPoints(Ruleset):
         lost = c.res.get("ap", 0)
         c.res["ap"] = 0
         if lost:
-            ev.add("ap_lost", f"{c.name}'s {plural(lost, 'unspent AP')} "
-                   f"{'is' if lost == 1 else 'are'} lost.", actor=c.id)
+            ev.add("ap_lost", f"{c.name}'s {lost} unspent AP {'is' if lost == 1 else 'are'} lost.",
+                   actor=c.id)
 
     # --- costs and limits ----------------------------------------------------------------
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:

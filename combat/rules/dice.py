@@ -559,7 +559,7 @@ def minimum(expr: str | DiceExpr) -> int:
     total = 0
     for t in _as_expr(expr).terms:
         if isinstance(t, DiceSpec):
-            total += t.count if t.sign > 0 else -t.kept_count * t.sides
+            total += t.kept_count if t.sign > 0 else -t.kept_count * t.sides
         else:
             total += t
     return total

@@ -1,0 +1,79 @@
+"""What each audience may see of an encounter, and what each combatant can do now.
+
+The server renders pages and pushed fragments from these functions only, so a
+hidden combatant never reaches a player's or a spectator's HTML or frames.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Ruleset
+from .refusal import Refused
+from .registry import get_ruleset
+from .state import Encounter
+
+GM = "gm"
+PLAYER = "player"
+PUBLIC = "public"
+
+
+def visible_ids(enc: Encounter, audience: str) -> list[str]:
+    return [cid for cid, c in enc.combatants.items() if audience == GM or not c.hidden]
+
+
+def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[dict[str, Any]]:
+    """Every action in the catalogue with its cost and whether it can be taken now.
+
+    An action that cannot is given the engine's own sentence as the reason, so the
+    disabled button says exactly what the refusal would.
+    """
+    rs = rs or get_ruleset(enc.ruleset)
+    c = enc.combatants[cid]
+    out = []
+    for key in rs.catalogue(enc):
+        a = rs.action(enc, key, c)
+        opts = {o.name: o.default for o in a.options if o.default not in (None, "")}
+        if a.extra.get("empowered"):
+            opts["to_hit"] = 1  # the cheapest legal empowerment
+        reason = ""
+        try:
+            rs.check(enc, c, a, opts, free=False)
+        except Refused as r:
+            reason = r.refusal.message
+        out.append({
+            "key": a.key,
+            "name": a.name,
+            "category": a.category,
+            "cost": rs.cost_label(a),
+            "summary": a.summary,
+            "reaction": a.reaction,
+            "allowed": not reason,
+            "reason": reason,
+            "options": [o for o in a.options],
+        })
+    return out
+
+
+def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
+    """The state as an audience may see it (for the JSON API and the views)."""
+    data = enc.to_dict()
+    if audience == GM:
+        return data
+    hidden = {cid for cid, c in enc.combatants.items() if c.hidden}
+    data["combatants"] = {cid: c for cid, c in data["combatants"].items() if cid not in hidden}
+    for c in data["combatants"].values():
+        c["engaged"] = [i for i in c["engaged"] if i not in hidden]
+        c.pop("notes", None)
+    data["order"] = [i for i in data["order"] if i not in hidden]
+    data["acted"] = [i for i in data["acted"] if i not in hidden]
+    data["interject"] = [i for i in data["interject"] if i not in hidden]
+    data["pending"] = [
+        w for w in data["pending"] if w["reactor"] not in hidden and w["trigger"] not in hidden
+    ]
+    if data["turn"] in hidden:
+        data["turn"] = None
+        data["turn_hidden"] = True
+    data["settings"] = {k: v for k, v in data["settings"].items() if not k.startswith("_")}
+    data.pop("counter", None)
+    return data
