@@ -1,0 +1,40 @@
+# Every target sets itself up: a fresh clone needs only Python >= 3.12 and make.
+# The virtualenv is rebuilt only when pyproject.toml changes.
+
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+ARGS ?=
+
+.PHONY: run test bench lint typecheck setup clean
+
+setup: $(STAMP)
+
+$(PY):
+	@python=$$(scripts/find-python) && echo "Creating $(VENV) with $$python" && \
+		"$$python" -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --disable-pip-version-check --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py seed_demo
+	$(VENV)/bin/daphne -b 127.0.0.1 -p $${PORT:-8000} vtt.asgi:application
+
+test: $(STAMP)
+	$(PY) -m pytest $(ARGS)
+
+bench: $(STAMP)
+	$(PY) -m tests.bench $(ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis staticfiles *.egg-info

@@ -1,0 +1,235 @@
+"""Django settings for the virtual tabletop, read from the environment.
+
+With nothing set, the project runs as an embedded development server:
+DEBUG on, a fixed development secret, SQLite in the project folder and the
+in-memory channel layer. `DATABASE_URL` switches to PostgreSQL (or any
+database dj-database-url understands) and `REDIS_URL` to Redis.
+
+Production (`DJANGO_DEBUG=0`) refuses to start without `DJANGO_SECRET_KEY`
+or with `*` in `DJANGO_ALLOWED_HOSTS`, and turns on secure cookies, HSTS and
+the HTTPS redirect.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
+
+from vtt.envconf import env_bool, env_int, env_list, env_opt, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# --- Core --------------------------------------------------------------------
+
+DEBUG = env_bool("DJANGO_DEBUG", True)
+
+# Only ever used with DEBUG on; production must bring its own key.
+_DEV_SECRET_KEY = "django-insecure-vtt-development-key-never-use-in-production"
+
+_secret_key = env_opt("DJANGO_SECRET_KEY")
+if _secret_key is None:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG=0. Generate one with: "
+            "python -c 'from django.core.management.utils import get_random_secret_key; "
+            "print(get_random_secret_key())'"
+        )
+    _secret_key = _DEV_SECRET_KEY
+elif not DEBUG and _secret_key == _DEV_SECRET_KEY:
+    raise ImproperlyConfigured(
+        "DJANGO_SECRET_KEY is the public development key; set a secret one for production."
+    )
+SECRET_KEY = _secret_key
+
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+if not DEBUG and "*" in ALLOWED_HOSTS:
+    raise ImproperlyConfigured(
+        "DJANGO_ALLOWED_HOSTS must not contain '*' when DJANGO_DEBUG=0; "
+        "list the host names this site is served under, e.g. 'vtt.example.org'."
+    )
+
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    # First, so that `runserver` is daphne's ASGI server (HTTP and websockets).
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "combat",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "vtt.urls"
+WSGI_APPLICATION = "vtt.wsgi.application"
+ASGI_APPLICATION = "vtt.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.csp",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ----------------------------------------------------------------
+
+_database_url = env_opt("DATABASE_URL")
+if _database_url:
+    DATABASES: dict[str, dict[str, Any]] = {
+        "default": dict(
+            dj_database_url.parse(
+                _database_url,
+                conn_max_age=env_int("DJANGO_CONN_MAX_AGE", 0),
+                conn_health_checks=True,
+            )
+        )
+    }
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": BASE_DIR / "db.sqlite3",
+            "OPTIONS": {
+                # Writers take the lock when the transaction begins, so two
+                # concurrent actions queue instead of failing to upgrade a
+                # read lock half-way ("database is locked").
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+            "TEST": {
+                # A file, not :memory:, so a daphne live server forked from the
+                # test process sees the same database. The process id keeps two
+                # test runs in one checkout from deleting each other's database.
+                "NAME": Path(tempfile.gettempdir()) / f"vtt-test-{os.getpid()}.sqlite3",
+            },
+        }
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Channels ----------------------------------------------------------------
+
+_redis_url = env_opt("REDIS_URL")
+if _redis_url:
+    # The pub/sub layer measured as fast as the list-based core layer here and
+    # keeps nothing in Redis between messages.
+    CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                "hosts": [_redis_url],
+                "prefix": env_str("CHANNEL_LAYER_PREFIX", "vtt"),
+            },
+        }
+    }
+else:
+    # One process only: enough for `make run` and the tests, not for several workers.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# --- Authentication ----------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+
+# --- Internationalisation ----------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files ------------------------------------------------------------
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# vtt/asgi.py serves static files in-process when this is on, so `make run`
+# needs nothing but daphne. Production behind a web server can turn it off.
+SERVE_STATIC = env_bool("SERVE_STATIC", DEBUG)
+
+# --- Security ----------------------------------------------------------------
+
+# Scripts and styles only from this origin, or inline with the per-response
+# nonce (`{{ csp_nonce }}` in templates). `'self'` in connect-src also covers
+# same-origin ws:/wss: sockets. No unsafe-inline, no unsafe-eval: htmx
+# features that evaluate JavaScript from attributes (hx-on, js: values) are off.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "connect-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", True)
+    # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips
+    # it from clients), set this so Django knows the request was HTTPS.
+    if env_bool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- Logging -----------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
+}
