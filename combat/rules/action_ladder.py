@@ -1,6 +1,2290 @@
-from .base import Ruleset
+"""The Action Ladder ruleset (action-ladder.md, with RULINGS.md "Action Ladder").
+
+Effort is counted in half-steps (RULINGS ladder 1): a ½ Action is 1, a 1 Action 2,
+a 1½ Action 3 and a Full Action 4; a turn holds 2. Bonus Actions are a separate pool
+(2 by default) refilled at the start of the combatant's own turn; what is unspent stays
+for Reactions until then. An action longer than the effort left is started and its
+remainder is paid first from the next turn(s); it resolves (rolls) when fully paid.
+Free actions are free the first time each kind is used in a turn and cost a Bonus
+Action after that. Any action can be Slowed, and Quickened with a GM-granted source,
+following the printed table (which the GM can edit).
+
+Stats (RULINGS ladder 8) live in ``c.stats`` as a dice expression and a bonus:
+``AGI``, ``STR``, ``FCS``, ``RES`` (any letter case), skills such as ``athletics``,
+``acrobatics``, ``deception``, ``stealth``, ``perception``, ``first_aid`` (a skill's
+level is its bonus), and the attack triple ``attack`` (the weapon roll, without FCS),
+``damage`` and ``defend`` (or ``defend_melee`` / ``defend_ranged``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+from . import dice
+from .base import TARGET, TARGET_REQUIRED, Ruleset, add_effect, apply_damage, engage, need_stat
+from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
+from .events import Events
+from .refusal import Refused, refuse
+from .state import Combatant, Effect, Encounter, Window
+
+# --- the ladder as data -------------------------------------------------------------------
+
+STEPS = ("bonus", "half", "one", "one_half", "full")
+STEP_COST: dict[str, tuple[int, int]] = {  # (effort half-steps, Bonus Actions)
+    "bonus": (0, 1),
+    "half": (1, 0),
+    "one": (2, 0),
+    "one_half": (3, 0),
+    "full": (4, 0),
+}
+STEP_LABEL = {
+    "bonus": "Bonus Action",
+    "half": "½ Action",
+    "one": "1 Action",
+    "one_half": "1½ Action",
+    "full": "Full Action",
+}
+EFFORT_STEP = {1: "half", 2: "one", 3: "one_half", 4: "full"}
+PACES = ("standard", "slowed", "quickened")
+
+# The Slow/Quicken table exactly as printed, last row included (RULINGS ladder 5):
+# a standard pace maps to where it lands when Slowed and when Quickened.
+PACE_TABLE: dict[str, dict[str, str]] = {
+    "bonus": {"slowed": "half", "quickened": "bonus"},
+    "half": {"slowed": "one", "quickened": "bonus"},
+    "one": {"slowed": "one_half", "quickened": "half"},
+    "one_half": {"slowed": "full", "quickened": "one"},
+    "full": {"slowed": "full", "quickened": "half"},
+}
+
+MOVEMENT = ("step", "walk", "run", "sprint", "climb", "crawl", "swim", "jump")
+DEFENCE_REACTIONS = ("dodge", "parry", "block")
+
+# --- options ------------------------------------------------------------------------------
+
+PACE = Option("pace", "Pace (Slow or Quicken)", kind="choice", choices=PACES, default="standard")
+LEAVE = Option("leave", "Leave melee reach", kind="bool", default=True)
+DIFFICULT = Option("difficult", "Difficult terrain", kind="bool", default=False)
+FOLD_JUMP = Option(
+    "jump",
+    "Jump while moving",
+    kind="choice",
+    choices=("none", "standing", "running"),
+    default="none",
+)
+RUN_UP = Option("run_up", "Running start (m)", min=0, max=100, default=0)
+RANGED = Option("ranged", "Ranged", kind="bool", default=False)
+WHAT = Option("text", "What happens", kind="text")
+WEIGHT = Option("weight", "Item weight", min=0, max=1000, default=0)
+DISTANCE = Option("distance", "Distance (m)", min=0, max=1000, default=0)
+
+
+def _act(key: str, name: str, cost: int, category: str, summary: str, **kw: Any) -> ActionDef:
+    """An ActionDef with the Pace option that every action taken with `act` carries."""
+    options = tuple(kw.pop("options", ()))
+    if kw.get("timing") != REACTION:
+        options = (*options, PACE)
+    return ActionDef(key, name, cost, category, summary, options=options, **kw)
+
+
+ATTACK_NEEDS = ("attack", "damage", "FCS")
+
+ACTIONS = (
+    # Basic movement
+    _act(
+        "step",
+        "Step",
+        0,
+        "movement",
+        "Move up to 2 m (1 m in difficult terrain).",
+        effect="move",
+        bonus=1,
+        options=(LEAVE, DIFFICULT, Option("get_out", "Get up or out of the water", kind="bool")),
+        extra={"movement": True},
+    ),
+    _act(
+        "walk",
+        "Walk",
+        1,
+        "movement",
+        "Move up to a third of your Speed; a jump can be folded in.",
+        effect="move",
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        extra={"movement": True},
+    ),
+    _act(
+        "run",
+        "Run",
+        2,
+        "movement",
+        "Move your full Speed plus your Athletics level; a jump can be folded in.",
+        effect="move",
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        extra={"movement": True},
+    ),
+    _act(
+        "sprint",
+        "Sprint",
+        2,
+        "movement",
+        "Move your full Speed plus Athletics level plus an AGI roll with its bonus.",
+        effect="move",
+        bonus=1,
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        extra={"movement": True, "needs": ("AGI",)},
+    ),
+    _act(
+        "climb",
+        "Climb",
+        2,
+        "movement",
+        "Climb up or down as many metres as your AGI die has sides; held items are "
+        "stowed for free.",
+        effect="move",
+        options=(
+            LEAVE,
+            Option("direction", "Direction", kind="choice", choices=("up", "down"), default="up"),
+        ),
+        extra={"movement": True, "needs": ("AGI",)},
+    ),
+    _act(
+        "crawl",
+        "Crawl",
+        2,
+        "movement",
+        "Prone only: crawl half your AGI die size in metres. Once crawling, keep to Crawl "
+        "until you Stand Up.",
+        effect="move",
+        options=(LEAVE,),
+        extra={"movement": True, "needs": ("AGI",)},
+    ),
+    _act(
+        "swim",
+        "Swim",
+        2,
+        "movement",
+        "Swim or dive a third of your Speed. Once swimming, keep to Swim until a Step "
+        "takes you out.",
+        effect="move",
+        options=(LEAVE,),
+        extra={"movement": True},
+    ),
+    _act(
+        "jump",
+        "Jump",
+        1,
+        "movement",
+        "A standing or running jump on its own (fold it into a Walk, Run or Sprint to "
+        "spend metres instead).",
+        effect="jump",
+        options=(
+            LEAVE,
+            Option(
+                "kind", "Jump", kind="choice", choices=("standing", "running"), default="standing"
+            ),
+            RUN_UP,
+            Option("ledge", "Grab an overhead ledge", kind="bool"),
+        ),
+        extra={"movement": True, "needs": ("AGI",)},
+    ),
+    _act(
+        "stand_up",
+        "Stand Up",
+        2,
+        "movement",
+        "Get up from prone (not while someone occupies your space).",
+        effect="stand_up",
+        options=(Option("occupied", "Someone occupies my space", kind="bool"),),
+    ),
+    _act(
+        "fall_prone",
+        "Fall Prone",
+        1,
+        "movement",
+        "Drop prone (not in water waist-deep or deeper: you swim instead).",
+        effect="fall_prone",
+        options=(Option("deep_water", "In waist-deep water or deeper", kind="bool"),),
+    ),
+    # Basic combat actions
+    _act(
+        "aim", "Aim", 0, "combat", "+2 to hit with your next Ranged Attack.", effect="aim", bonus=1
+    ),
+    _act(
+        "attack",
+        "Attack",
+        1,
+        "combat",
+        "A basic melee or ranged attack, repeatable: the 2nd in a turn adds half your "
+        "FCS bonus, later ones none.",
+        effect="attack",
+        attack=True,
+        options=(TARGET, RANGED),
+        extra={"needs": ATTACK_NEEDS},
+    ),
+    _act(
+        "brace",
+        "Brace",
+        2,
+        "combat",
+        "Until your next turn your RES counts double on every defence roll.",
+        effect="brace",
+        extra={"needs": ("RES",)},
+    ),
+    _act(
+        "consume",
+        "Consume",
+        0,
+        "free",
+        "Drink a potion or remedy, or eat a bite: free the first time each turn, then a "
+        "Bonus Action.",
+        effect="free",
+        free_kind="consume",
+        options=(WHAT,),
+    ),
+    _act(
+        "disarm",
+        "Disarm",
+        2,
+        "combat",
+        "Contested melee attack; if you win, the enemy's weapon falls to the ground.",
+        effect="disarm",
+        attack=True,
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ("attack", "FCS"), "target_needs": ("attack",)},
+    ),
+    _act(
+        "draw_stow",
+        "Draw / Stow Weapon",
+        0,
+        "free",
+        "Draw or stow a weapon or shield: free the first time each turn, then a Bonus Action.",
+        effect="free",
+        free_kind="draw_stow",
+        options=(
+            Option(
+                "which", "Draw or stow", kind="choice", choices=("draw", "stow"), default="draw"
+            ),
+            WHAT,
+        ),
+    ),
+    _act(
+        "drop",
+        "Drop",
+        0,
+        "free",
+        "Let go of a held item: free the first time each turn, then a Bonus Action.",
+        effect="free",
+        free_kind="drop",
+        options=(WHAT,),
+    ),
+    _act(
+        "pick_up",
+        "Pick Up",
+        1,
+        "combat",
+        "Pick an item up off the ground.",
+        effect="pick_up",
+        options=(WHAT,),
+    ),
+    _act(
+        "evade",
+        "Evade",
+        1,
+        "combat",
+        "Your AGI bonus counts double on your first AGI Save or Dodge before your next turn.",
+        effect="evade",
+        extra={"needs": ("AGI",)},
+    ),
+    _act(
+        "feint",
+        "Feint",
+        1,
+        "combat",
+        "Deception against the target's FCS (Focus) save; win and your next melee attack "
+        "roll gets +5.",
+        effect="feint",
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ("deception",), "target_needs": ("FCS",)},
+    ),
+    _act(
+        "aid",
+        "Aid",
+        3,
+        "combat",
+        "Help an ally in reach: lift Incapacitated, put out 2 Burning stacks, or stem "
+        "Bleeding by a First Aid roll − 10.",
+        effect="aid",
+        options=(
+            TARGET_REQUIRED,
+            Option(
+                "condition",
+                "Condition",
+                kind="choice",
+                choices=("incapacitated", "burning", "bleeding"),
+                required=True,
+            ),
+        ),
+    ),
+    _act(
+        "administer",
+        "Administer",
+        2,
+        "combat",
+        "First Aid (heal your First Aid level) or help a willing creature drink a potion "
+        "you carry.",
+        effect="administer",
+        options=(
+            TARGET_REQUIRED,
+            Option(
+                "mode", "What", kind="choice", choices=("first_aid", "potion"), default="first_aid"
+            ),
+            WHAT,
+        ),
+    ),
+    _act(
+        "grapple",
+        "Grapple",
+        3,
+        "combat",
+        "Begin a grapple (a STR contest) for 1½ Action or 2 Bonus Actions; sustain it at "
+        "the start of each of your turns with 2 Bonus Actions.",
+        effect="grapple",
+        options=(TARGET, Option("with_bonus", "Pay 2 Bonus Actions instead", kind="bool")),
+        extra={"needs": ("STR",), "target_needs": ("STR",), "alt": (0, 2)},
+    ),
+    _act(
+        "break_free",
+        "Break Free",
+        4,
+        "combat",
+        "While grappled, once per turn: a Full Action to roll the grappling test.",
+        effect="break_free",
+        limit="once_per_turn",
+        extra={"needs": ("STR",)},
+    ),
+    _act(
+        "guard",
+        "Guard",
+        1,
+        "combat",
+        "Once per round: a free Parry or Block against one attack before your next turn.",
+        effect="guard",
+        limit="once_per_round",
+    ),
+    _act(
+        "hide",
+        "Hide",
+        2,
+        "combat",
+        "Stealth against the target's Perception; win and you are Unseen by them.",
+        effect="hide",
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ("stealth",), "target_needs": ("perception",)},
+    ),
+    _act(
+        "shove",
+        "Shove",
+        0,
+        "combat",
+        "STR contest; the loser is pushed back half your STR dice (min 1 m) and must "
+        "make a STR save against your roll or fall prone.",
+        effect="shove",
+        bonus=1,
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ("STR",), "target_needs": ("STR",)},
+    ),
+    _act(
+        "skip",
+        "Skip / Prepare",
+        0,
+        "combat",
+        "Your first action only: describe what you wait for and end the turn. When it "
+        "happens you act right after that turn, and keep that place in later rounds.",
+        effect="skip",
+        limit="first_action",
+        options=(Option("text", "Prepared for", kind="text", required=True),),
+        extra={"label": "Skip Turn"},
+    ),
+    _act(
+        "throw",
+        "Throw",
+        1,
+        "combat",
+        "Ranged attack with a hurled item; range is STR bonus − weight (+X for Thrown(X)). "
+        "The target may Dodge, or Catch it after the hit.",
+        effect="throw",
+        attack=True,
+        options=(
+            TARGET,
+            WEIGHT,
+            Option("thrown", "Thrown (X)", min=0, max=100, default=0),
+            DISTANCE,
+        ),
+        extra={"needs": ("STR", *ATTACK_NEEDS)},
+    ),
+    _act(
+        "toss",
+        "Toss",
+        0,
+        "combat",
+        "Toss a held item of up to half your STR bonus in weight, up to your STR bonus in "
+        "metres; the one it is tossed to may Catch it.",
+        effect="toss",
+        bonus=1,
+        options=(
+            TARGET,
+            WEIGHT,
+            DISTANCE,
+            Option("wd", "Weapon damage (WD), if a weapon", min=0, max=100, default=0),
+            WHAT,
+        ),
+        extra={"needs": ("STR",)},
+    ),
+    _act(
+        "trip",
+        "Trip",
+        2,
+        "combat",
+        "Melee attack (double FCS with a Trip weapon); on a hit, damage and an AGI save "
+        "against the hit roll or fall prone.",
+        effect="trip",
+        attack=True,
+        options=(TARGET, Option("trip_weapon", "With a Trip weapon", kind="bool")),
+        extra={"needs": ATTACK_NEEDS, "target_needs": ("AGI",)},
+    ),
+    _act(
+        "ability",
+        "Ability or Spell",
+        2,
+        "magic",
+        "Use an Ability or Spell in place of a basic action: choose how long it takes "
+        "(a Quick Spell is ½, a Complex Spell 1½, a Very Complex one Full).",
+        effect="plain",
+        options=(
+            Option("length", "How long", kind="choice", choices=STEPS, default="one"),
+            TARGET,
+            WHAT,
+        ),
+    ),
+    _act(
+        "extended",
+        "Extended Action",
+        0,
+        "other",
+        "A very long task (donning armour): as many whole turns as the GM sets when it is "
+        "declared.",
+        effect="plain",
+        options=(
+            Option("turns", "Whole turns (set by the GM)", min=1, max=20, required=True),
+            WHAT,
+        ),
+        extra={"label": "Extended Action"},
+    ),
+    # Reactions: Bonus Actions, off-turn allowed
+    _act(
+        "dodge",
+        "Dodge",
+        0,
+        "reaction",
+        "When attacked: add an AGI roll and bonus to your defence (not while prone).",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+        extra={"needs": ("AGI",)},
+    ),
+    _act(
+        "parry",
+        "Parry",
+        0,
+        "reaction",
+        "When attacked: add a STR or AGI roll and bonus plus the weapon's Parry Rating.",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+    ),
+    _act(
+        "block",
+        "Block",
+        0,
+        "reaction",
+        "When attacked, with a shield: add a RES roll and bonus plus the Block Rating.",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+        extra={"needs": ("RES",)},
+    ),
+    _act(
+        "opportunity_attack",
+        "Attack of Opportunity",
+        0,
+        "reaction",
+        "When an enemy leaves your reach with a Movement Action: a basic Attack.",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+        attack=True,
+        extra={"needs": ATTACK_NEEDS},
+    ),
+    _act(
+        "disengage",
+        "Disengage",
+        0,
+        "reaction",
+        "Retreat without provoking: the Movement Action taken directly after it does not "
+        "provoke Attacks of Opportunity.",
+        effect="disengage",
+        bonus=1,
+        reaction=True,
+    ),
+    _act(
+        "catch",
+        "Catch",
+        0,
+        "reaction",
+        "Catch a thrown or tossed item about to hit you (a free hand needed).",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+    ),
+    _act(
+        "interrupt",
+        "Interrupt",
+        0,
+        "reaction",
+        "Melee attack on an adjacent enemy; they may only Dodge. On a hit their action "
+        "under way is lost and you deal damage.",
+        effect="interrupt",
+        bonus=2,
+        timing=ANY_TIME,
+        reaction=True,
+        attack=True,
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ATTACK_NEEDS},
+    ),
+)
+
+
+# --- small helpers ------------------------------------------------------------------------
+
+
+def effort_label(n: int) -> str:
+    """The ladder's name for an effort cost: 1 → '½ Action', 4 → 'Full Action'."""
+    if n in EFFORT_STEP:
+        return STEP_LABEL[EFFORT_STEP[n]]
+    whole, half = divmod(n, 2)
+    return f"{whole}{'½' if half else ''} Actions"
+
+
+def left_label(n: int) -> str:
+    """How much effort is left, in Actions: 0 → 'no Actions', 3 → '1½ Actions'."""
+    if n <= 0:
+        return "no Actions"
+    if n == 1:
+        return "½ Action"
+    if n == 2:
+        return "1 Action"
+    whole, half = divmod(n, 2)
+    return f"{whole}{'½' if half else ''} Actions"
+
+
+def bonus_label(n: int, alone: bool = True) -> str:
+    if n == 1 and alone:
+        return "Bonus Action"
+    return f"{n} Bonus Action{'s' if n != 1 else ''}"
+
+
+def cost_text(effort: int, bonus: int) -> str:
+    """'½ Action', 'Bonus Action', '1 Action + 1 Bonus Action', '2 Bonus Actions'."""
+    if not effort and not bonus:
+        return "Free Action"
+    if not bonus:
+        return effort_label(effort)
+    if not effort:
+        return bonus_label(bonus)
+    return f"{effort_label(effort)} + {bonus_label(bonus, alone=False)}"
+
+
+def metres(x: float) -> str:
+    text = f"{x:.1f}".rstrip("0").rstrip(".")
+    return f"{text} m"
+
+
+def ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def or_list(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def find_effect(c: Combatant, name: str) -> Effect | None:
+    return next((e for e in c.effects if e.name.lower() == name.lower()), None)
+
+
+def has_effect(c: Combatant, name: str) -> bool:
+    return find_effect(c, name) is not None
+
+
+def take_effect(c: Combatant, name: str) -> Effect | None:
+    """Remove and return the first effect of that name (a one-shot bonus being used)."""
+    e = find_effect(c, name)
+    if e is not None:
+        c.effects.remove(e)
+    return e
+
+
+def drop_effects(c: Combatant, name: str) -> None:
+    c.effects = [e for e in c.effects if e.name.lower() != name.lower()]
+
+
+def stat_key(c: Combatant, name: str) -> str | None:
+    for key in (name, name.lower(), name.upper()):
+        s = c.stats.get(key)
+        if s and s.get("dice"):
+            return key
+    return None
+
+
+def need(c: Combatant, name: str, why: str) -> dict[str, Any]:
+    """The stat, in any letter case; refused with code missing_stat when absent."""
+    key = stat_key(c, name)
+    if key is None:
+        need_stat(c, name, why)  # raises missing_stat naming the stat
+    return c.stats[key or name]
+
+
+def bonus_of(c: Combatant, name: str, why: str) -> int:
+    return int(need(c, name, why).get("bonus") or 0)
+
+
+def level_of(c: Combatant, skill: str) -> int:
+    """A skill's level (its bonus); an untrained combatant has level 0."""
+    key = stat_key(c, skill)
+    return int(c.stats[key].get("bonus") or 0) if key else 0
+
+
+def roll_of(c: Combatant, name: str, extra: int, rng: random.Random, why: str) -> dice.Roll:
+    s = need(c, name, why)
+    return dice.roll(dice.add_modifier(str(s["dice"]), int(s.get("bonus") or 0) + extra), rng)
+
+
+def die_size(c: Combatant, name: str, why: str) -> int:
+    parsed = dice.parse(str(need(c, name, why)["dice"]))
+    return max((d.sides for d in parsed.dice), default=0)
+
+
+def defend_stat(c: Combatant, ranged: bool) -> str:
+    special = "defend_ranged" if ranged else "defend_melee"
+    return special if stat_key(c, special) else "defend"
+
+
+def rng_of(ev: Events) -> random.Random:
+    """The command's die, for hooks that have no rng parameter (turn start, decline)."""
+    rng = getattr(ev, "rng", None)
+    if rng is None:
+        raise RuntimeError("action_ladder: the engine did not hand the command's rng to Events")
+    return rng
+
+
+# --- the ruleset --------------------------------------------------------------------------
 
 
 class ActionLadder(Ruleset):
     key = "action_ladder"
     name = "Action Ladder"
+    currency = "½-Action steps"
+    actions = ACTIONS
+    settings = (
+        Setting(
+            "turn_effort",
+            "Effort per turn (in ½ Actions)",
+            2,
+            min=1,
+            max=12,
+            help="RULINGS ladder 1: a turn holds two ½ Actions' worth of effort.",
+        ),
+        Setting(
+            "bonus_actions",
+            "Bonus Actions",
+            2,
+            min=0,
+            max=10,
+            per_combatant=True,
+            help="Refilled at the start of the combatant's own turn; unspent ones stay "
+            "for Reactions until then.",
+        ),
+        Setting(
+            "speed",
+            "Speed (m)",
+            6,
+            min=0,
+            max=100,
+            per_combatant=True,
+            help="Base Speed by race, less armour; Walk is a third, Run the whole.",
+        ),
+        Setting(
+            "height_cm",
+            "Height (cm)",
+            170,
+            min=10,
+            max=1000,
+            per_combatant=True,
+            help="Added to the jump height when a jump grabs an overhead ledge.",
+        ),
+        Setting(
+            "shield",
+            "Carries a shield",
+            False,
+            kind="bool",
+            per_combatant=True,
+            help="Block needs a shield.",
+        ),
+        Setting("block_rating", "Block Rating", 0, min=0, max=50, per_combatant=True),
+        Setting("parry_rating", "Parry Rating", 0, min=0, max=50, per_combatant=True),
+        Setting(
+            "defence_prompts",
+            "Ask the defender to Dodge, Parry or Block",
+            True,
+            kind="bool",
+            per_combatant=True,
+            help="Off: attacks on this combatant resolve at once against its plain "
+            "defence, and thrown or tossed items are not caught.",
+        ),
+    )
+
+    # --- resources ----------------------------------------------------------------------
+    def init_combatant(self, enc: Encounter, c: Combatant) -> None:
+        c.res["effort_max"] = int(self.setting(enc, "turn_effort", c))
+        c.res["effort"] = min(c.res.get("effort", 0), c.res["effort_max"])
+        c.res["bonus_max"] = int(self.setting(enc, "bonus_actions", c))
+        c.res.setdefault("bonus", c.res["bonus_max"])
+        c.res["bonus"] = min(c.res["bonus"], c.res["bonus_max"])
+
+    def refresh_limits(self, enc: Encounter, c: Combatant) -> None:
+        self.init_combatant(enc, c)
+
+    def resources(self, enc: Encounter, c: Combatant) -> list[dict[str, Any]]:
+        e, em = c.res.get("effort", 0), c.res.get("effort_max", 0)
+        b, bm = c.res.get("bonus", 0), c.res.get("bonus_max", 0)
+        out: list[dict[str, Any]] = [
+            {
+                "key": "effort",
+                "label": "Actions",
+                "value": e,
+                "max": em,
+                "kind": "pips",
+                "text": f"{e} of {em} ½ Actions left",
+            },
+            {
+                "key": "bonus",
+                "label": "Bonus Actions",
+                "value": b,
+                "max": bm,
+                "kind": "pips",
+                "text": f"Bonus Actions {b} of {bm}",
+            },
+        ]
+        if c.carry:
+            done = c.carry["total"] - c.carry["remaining"]
+            out.append(
+                {
+                    "key": "carry",
+                    "label": "Under way",
+                    "value": done,
+                    "max": c.carry["total"],
+                    "kind": "progress",
+                    "text": f"{c.carry['name']} under way: {done} of {c.carry['total']} ½ Actions "
+                    f"paid, {effort_label(c.carry['remaining'])} to pay next turn",
+                }
+            )
+        if c.prepared:
+            out.append(
+                {
+                    "key": "prepared",
+                    "label": "Prepared",
+                    "value": 1,
+                    "max": 1,
+                    "kind": "toggle",
+                    "text": f"Prepared since round {c.prepared['round']}: {c.prepared['text']}",
+                }
+            )
+        return out
+
+    def modifiers(self) -> dict[str, Setting]:
+        mods = {s.key: s for s in self.settings if s.per_combatant}
+        mods["quicken"] = Setting(
+            "quicken",
+            "Can Quicken actions",
+            False,
+            kind="bool",
+            per_combatant=True,
+            help="A quicken source granted by the GM (RULINGS ladder 5).",
+        )
+        return mods
+
+    # --- catalogue and prices ------------------------------------------------------------
+    def catalogue(self, enc: Encounter | None = None) -> dict[str, ActionDef]:
+        cat = super().catalogue(enc)
+        for key, a in cat.items():
+            if a.custom and a.timing != REACTION and PACE not in a.options:
+                cat[key] = replace(a, options=(*a.options, PACE))
+        return cat
+
+    def pace_table(self, enc: Encounter | None) -> dict[str, dict[str, str]]:
+        table = {k: dict(v) for k, v in PACE_TABLE.items()}
+        if enc is not None:
+            for step, row in (enc.settings.get("pace_table") or {}).items():
+                table.setdefault(step, {}).update(row)
+        return table
+
+    def base_cost(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> tuple[int, int]:
+        """(effort, Bonus Actions) at standard pace for this use of the action."""
+        if a.free_kind and a.cost == 0 and a.bonus == 0:
+            return (0, 1) if c.turn.get(f"free_{a.free_kind}", 0) else (0, 0)
+        if a.key == "grapple" and (opts.get("with_bonus") or c.turn.get("sustain_due")):
+            return tuple(a.extra["alt"])  # type: ignore[return-value]
+        if a.key == "ability":
+            return STEP_COST[str(opts.get("length") or "one")]
+        if a.key == "extended":
+            return int(opts.get("turns") or 1) * int(self.setting(enc, "turn_effort", c)), 0
+        return a.cost, a.bonus
+
+    def cost(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> tuple[int, int]:
+        """(effort, Bonus Actions) after Slowing or Quickening (RULINGS ladder 5)."""
+        effort, bonus = self.base_cost(enc, c, a, opts)
+        pace = opts.get("pace") or "standard"
+        if pace == "standard":
+            return effort, bonus
+        if effort:
+            step, rest = EFFORT_STEP.get(effort), bonus
+        elif bonus:
+            step, rest = "bonus", bonus - 1  # one Bonus Action is the step that moves
+        else:
+            step, rest = None, 0
+        row = self.pace_table(enc).get(step or "", {})
+        if a.extra.get("label") or step is None or pace not in row:
+            what = a.extra.get("label") or cost_text(effort, bonus)
+            raise refuse(
+                "no_pace_row",
+                f"{a.name} cannot be {pace}: a {what} is not on the Slow and Quicken table "
+                "(Bonus Action to Full Action).",
+            )
+        new_effort, new_bonus = STEP_COST[row[pace]]
+        return new_effort, new_bonus + rest
+
+    def price(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> int:
+        try:
+            return self.cost(enc, c, a, opts)[0]
+        except Refused:
+            return a.cost
+
+    def cost_label(self, a: ActionDef) -> str:
+        if a.extra.get("label"):
+            return str(a.extra["label"])
+        if a.free_kind and a.cost == 0 and a.bonus == 0:
+            return "Free Action (then Bonus Action)"
+        if a.key == "grapple":
+            return f"{effort_label(a.cost)} or {bonus_label(a.extra['alt'][1])}"
+        if a.key == "ability":
+            return "Bonus Action to Full Action"
+        return cost_text(a.cost, a.bonus)
+
+    def spent_text(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> str:
+        if opts.get("_carried"):
+            return " (carried over, now fully paid)"
+        paid = opts.get("_paid")
+        if not paid:
+            return ""
+        return f" ({cost_text(*paid)})"
+
+    # --- flow ------------------------------------------------------------------------------
+    def on_round_start(self, enc: Encounter, ev: Events) -> None:
+        super().on_round_start(enc, ev)
+        # A sprung Skip/Prepare keeps its new place in the order (RULINGS ladder 7).
+        for cid, after in (enc.settings.get("_order_after") or {}).items():
+            if cid in enc.order and after in enc.order and cid != after:
+                enc.order.remove(cid)
+                enc.order.insert(enc.order.index(after) + 1, cid)
+
+    def on_turn_start(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        if c.prepared and c.prepared.get("sprung"):
+            # The rest of the turn that was skipped: same effort, no refill, no carry.
+            c.turn = {"actions": 1}
+            c.res["effort"] = min(int(c.prepared.get("effort", 0)), c.res.get("effort_max", 0))
+            ev.add(
+                "prepared",
+                f"{c.name} acts on the prepared action: {c.prepared['text']}.",
+                actor=c.id,
+            )
+            c.prepared = None
+            return
+        super().on_turn_start(enc, c, ev)
+        c.res["effort_max"] = int(self.setting(enc, "turn_effort", c))
+        c.res["bonus_max"] = int(self.setting(enc, "bonus_actions", c))
+        c.res["effort"] = c.res["effort_max"]
+        c.res["bonus"] = c.res["bonus_max"]
+        if c.prepared:
+            c.prepared["may_abandon"] = True
+            ev.add(
+                "prepared",
+                f"{c.name} is still waiting ({c.prepared['text']}): a full "
+                "round has passed, so it may abandon the plan and act, or end the turn "
+                "and keep waiting.",
+                actor=c.id,
+            )
+        grappling = find_effect(c, "Grappling")
+        if grappling is not None:
+            held = enc.combatants.get(str(grappling.detail.get("target")))
+            if held is None or held.defeated:
+                self.release(enc, c, ev, "there is nobody left to hold")
+            else:
+                c.turn["sustain_due"] = held.id
+                ev.add(
+                    "grapple",
+                    f"{c.name} must sustain the grapple on {held.name} now "
+                    "(Grapple, 2 Bonus Actions) or let go.",
+                    actor=c.id,
+                    involved=(held.id,),
+                )
+        if c.carry:
+            self.pay_carry(enc, c, ev)
+
+    def on_turn_end(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        left = c.res.get("effort", 0)
+        c.res["effort"] = 0
+        if left:
+            ev.add(
+                "effort_lost",
+                f"{c.name}'s unspent {left_label(left)} "
+                f"{'is' if left < 3 else 'are'} lost; Bonus Actions stay for Reactions.",
+                actor=c.id,
+            )
+        # RULINGS ladder 6: the lost FCS bonuses reset at the end of the turn too.
+        c.turn["attack_rolls"] = 0
+        if c.turn.pop("disengage", None):
+            ev.add("disengage", f"{c.name}'s Disengage goes unused.", actor=c.id)
+        if c.turn.pop("sustain_due", None):
+            self.release(enc, c, ev, "the grapple was not sustained")
+
+    # --- carry-over (RULINGS ladder 2) ----------------------------------------------------
+    def pay_carry(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        carry = c.carry
+        assert carry is not None
+        paid = min(carry["remaining"], c.res.get("effort", 0))
+        carry["remaining"] -= paid
+        c.res["effort"] -= paid
+        if carry["remaining"] > 0:
+            ev.add(
+                "carry",
+                f"{c.name} keeps at {carry['name']}: pays {left_label(paid)}, "
+                f"{effort_label(carry['remaining'])} still to pay.",
+                actor=c.id,
+            )
+            return
+        c.carry = None
+        ev.add(
+            "carry",
+            f"{c.name} finishes paying for {carry['name']} ({left_label(paid)} "
+            "this turn) and it resolves.",
+            actor=c.id,
+        )
+        opts = dict(carry["opts"])
+        try:
+            a = self.action(enc, carry["action"], c)
+            self.check_rules(enc, c, a, opts)
+            self.check_stats(enc, c, a, opts)
+            opts["_carried"] = True
+            if carry.get("disengaged"):
+                c.turn["disengage_active"] = True
+            self.dispatch(enc, c, a, opts, rng_of(ev), ev)
+        except Refused as r:
+            ev.add("fizzle", f"{carry['name']} comes to nothing: {r.refusal.message}", actor=c.id)
+        c.turn.pop("disengage_active", None)
+
+    def abandon(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        if c.carry:
+            ev.add(
+                "abandon",
+                f"{c.name} abandons {c.carry['name']}; the "
+                f"{effort_label(c.carry['total'] - c.carry['remaining'])} already spent "
+                "is lost.",
+                actor=c.id,
+            )
+            c.carry = None
+            return
+        if c.prepared and not c.prepared.get("sprung"):
+            if enc.turn != c.id or not c.prepared.get("may_abandon"):
+                raise refuse(
+                    "prepare_too_soon",
+                    f"Skip/Prepare can be abandoned only after a full round without its "
+                    f"trigger: {c.name} prepared in round {c.prepared['round']} and may "
+                    f"abandon it on its own turn in round {c.prepared['round'] + 1} or later.",
+                )
+            ev.add(
+                "abandon",
+                f"{c.name} abandons the prepared plan ({c.prepared['text']}) and acts normally.",
+                actor=c.id,
+            )
+            c.prepared = None
+            return
+        super().abandon(enc, c, ev)
+
+    # --- Skip / Prepare (RULINGS ladder 7) -------------------------------------------------
+    def spring(self, enc: Encounter, c: Combatant, ev: Events) -> None:
+        if not c.prepared or c.prepared.get("sprung"):
+            super().spring(enc, c, ev)
+        assert c.prepared is not None
+        if enc.phase != "combat" or enc.turn is None:
+            raise refuse(
+                "no_turn",
+                "A prepared action springs during someone's turn; "
+                "nobody is taking a turn right now.",
+            )
+        if c.defeated:
+            raise refuse("defeated", f"{c.name} is defeated and cannot act.")
+        if enc.turn == c.id:
+            ev.add(
+                "prepared",
+                f"{c.name}'s trigger happens ({c.prepared['text']}): it acts now.",
+                actor=c.id,
+            )
+            c.prepared = None
+            return
+        trigger = enc.combatants[enc.turn]
+        c.prepared["sprung"] = True
+        enc.interject.append(c.id)
+        after = enc.settings.setdefault("_order_after", {})
+        after.pop(c.id, None)
+        after[c.id] = trigger.id
+        ev.add(
+            "prepared",
+            f"{c.name}'s trigger happens ({c.prepared['text']}): {c.name} "
+            f"acts right after {trigger.name}'s turn and takes that place in the order "
+            "from next round.",
+            actor=c.id,
+            involved=(trigger.id,),
+        )
+
+    # --- checks ----------------------------------------------------------------------------
+    def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
+        return a.reaction
+
+    def check(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any], *, free: bool
+    ) -> None:
+        super().check(enc, c, a, opts, free=free)
+        self.check_rules(enc, c, a, opts)
+
+    def check_timing(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> None:
+        super().check_timing(enc, c, a, opts)
+        mine = [w for w in enc.pending if w.reactor == c.id and w.kind in ("defend", "catch")]
+        if mine:
+            raise refuse(
+                "answer_first",
+                f"{c.name} must first answer {enc.name_of(mine[0].trigger)}'s attack "
+                f"({'Catch' if mine[0].kind == 'catch' else 'Dodge, Parry or Block'}, or let "
+                "it pass).",
+            )
+        if not self.off_turn(enc, c) and c.prepared and not c.prepared.get("sprung"):
+            raise refuse(
+                "prepared_waiting",
+                f"{c.name} is waiting on Skip/Prepare ({c.prepared['text']}): abandon the plan "
+                "to act normally (after a full round), or end the turn.",
+            )
+
+    def check_limits(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> None:
+        super().check_limits(enc, c, a, opts)
+        if a.limit == "first_action" and c.turn.get("actions", 0):
+            raise refuse(
+                "not_first_action",
+                f"{a.name} must be the first action of the turn; {c.name} has already taken "
+                f"{c.turn['actions']}.",
+            )
+        if (opts.get("pace") or "standard") == "quickened" and not c.mods.get("quicken"):
+            raise refuse(
+                "no_quicken",
+                f"{c.name} has no way to Quicken {a.name}: only a combatant with a quicken "
+                "source (a GM-granted modifier) can.",
+            )
+        self.cost(enc, c, a, opts)  # refuses no_pace_row
+
+    def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        effort, bonus = self.cost(enc, c, a, opts)
+        label = cost_text(effort, bonus)
+        have_b = c.res.get("bonus", 0)
+        if bonus > have_b:
+            raise refuse(
+                "not_enough_bonus",
+                f"Not enough Bonus Actions: {a.name} costs {label}, {c.name} has "
+                f"{have_b} Bonus Action{'s' if have_b != 1 else ''} left.",
+            )
+        if not effort:
+            return
+        have = c.res.get("effort", 0)
+        if have <= 0:
+            raise refuse(
+                "not_enough_effort",
+                f"Not enough effort: {a.name} costs {label}, {c.name} has no Actions left "
+                "this turn.",
+            )
+        if a.key == "extended" and (have < c.res.get("effort_max", 0) or c.carry):
+            raise refuse(
+                "whole_turn",
+                f"An Extended Action takes whole turns: {c.name} has {left_label(have)} left "
+                f"of {left_label(c.res.get('effort_max', 0))}; start it at the top of a turn.",
+            )
+        if effort > have and c.carry:
+            raise refuse(
+                "already_carrying",
+                f"Not enough effort: {a.name} costs {label}, {c.name} has {left_label(have)} "
+                f"left and is still paying for {c.carry['name']} (one action carries over at "
+                "a time).",
+            )
+
+    def check_stats(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        for stat in a.extra.get("needs", ()):
+            need(c, stat, a.name)
+        target = enc.combatants.get(str(opts.get("target") or ""))
+        if target is not None and target.id != c.id:
+            for stat in a.extra.get("target_needs", ()):
+                need(target, stat, f"resisting {c.name}'s {a.name}")
+            if a.attack and a.key != "disarm":
+                ranged = bool(opts.get("ranged")) or a.key == "throw"
+                need(target, defend_stat(target, ranged), f"defending against {a.name}")
+        if a.key == "aid" and opts.get("condition") == "bleeding":
+            need(c, "first_aid", "Aid against Bleeding")
+        if a.key == "administer" and (opts.get("mode") or "first_aid") == "first_aid":
+            need(c, "first_aid", "First Aid")
+
+    def check_rules(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        """What the rules text forbids, whoever pays (also for GM grants)."""
+        tid = opts.get("target")
+        target = enc.get(str(tid)) if tid else None
+        if target is not None:
+            if target.id == c.id and a.key not in ("administer", "ability") and not a.custom:
+                raise refuse("bad_target", f"{c.name} cannot use {a.name} on itself.")
+            if target.defeated and a.key not in ("aid", "administer"):
+                raise refuse("bad_target", f"{target.name} is already defeated.")
+        if a.extra.get("movement"):
+            crawling, swimming = has_effect(c, "Crawling"), has_effect(c, "Swimming")
+            if crawling and a.key != "crawl":
+                raise refuse(
+                    "crawling",
+                    f"While crawling {c.name} takes no other Movement "
+                    f"Action than Crawl until it stands up (not {a.name}).",
+                )
+            if swimming and a.key != "swim" and not (a.key == "step" and opts.get("get_out")):
+                raise refuse(
+                    "swimming",
+                    f"While swimming {c.name} takes no other Movement "
+                    f"Action than Swim, until a Step gets it up or out (not {a.name}).",
+                )
+        if a.key == "crawl" and not has_effect(c, "Prone"):
+            raise refuse("not_prone", f"{c.name} must be prone to crawl.")
+        if a.key == "stand_up":
+            if not has_effect(c, "Prone"):
+                raise refuse("not_prone", f"{c.name} is not prone.")
+            if opts.get("occupied"):
+                raise refuse(
+                    "space_occupied",
+                    f"{c.name} cannot stand up while someone "
+                    "occupies its space, until they move or fall prone.",
+                )
+        if a.key == "fall_prone":
+            if has_effect(c, "Prone"):
+                raise refuse("already_prone", f"{c.name} is already prone.")
+            if opts.get("deep_water") or has_effect(c, "Swimming"):
+                raise refuse(
+                    "deep_water",
+                    f"{c.name} cannot fall prone in water waist-deep "
+                    "or deeper: it begins to swim instead (Swim).",
+                )
+        if a.key == "grapple":
+            due = c.turn.get("sustain_due")
+            if due:
+                if target is not None and target.id != due:
+                    raise refuse(
+                        "grappling",
+                        f"{c.name} is grappling {enc.name_of(due)}: "
+                        "sustain that grapple or let it go first.",
+                    )
+            elif has_effect(c, "Grappling"):
+                raise refuse("grappling", f"{c.name} already holds a grapple this turn.")
+            elif target is None:
+                raise refuse("missing_option", "Grapple needs a target.")
+        if a.key == "break_free" and not has_effect(c, "Grappled"):
+            raise refuse("not_grappled", f"{c.name} is not grappled.")
+        if a.key == "interrupt" and target is not None and target.id not in c.engaged:
+            raise refuse(
+                "not_adjacent",
+                f"Interrupt needs an adjacent enemy: {target.name} is not in melee with {c.name}.",
+            )
+        if a.key == "aid" and target is not None:
+            cond = str(opts.get("condition"))
+            if not has_effect(target, cond):
+                raise refuse(
+                    "no_condition",
+                    f"{target.name} is not {cond.capitalize()}: Aid "
+                    "lifts Incapacitated, Burning or Bleeding.",
+                )
+        if a.key == "skip" and c.carry:
+            raise refuse(
+                "already_carrying",
+                f"{c.name} is still paying for "
+                f"{c.carry['name']}: abandon it before skipping the turn.",
+            )
+        if a.key == "throw":
+            s = bonus_of(c, "STR", "Throw range")
+            reach = s - int(opts.get("weight") or 0) + int(opts.get("thrown") or 0)
+            if int(opts.get("distance") or 0) > reach:
+                raise refuse(
+                    "out_of_range",
+                    f"Out of range: {c.name} throws up to STR bonus {s} − weight "
+                    f"{opts.get('weight') or 0} + Thrown {opts.get('thrown') or 0} = "
+                    f"{max(reach, 0)} m; {opts.get('distance') or 0} m was asked.",
+                )
+        if a.key == "toss":
+            s = bonus_of(c, "STR", "Toss")
+            weight, far = int(opts.get("weight") or 0), int(opts.get("distance") or 0)
+            if 2 * weight > s:
+                raise refuse(
+                    "too_heavy",
+                    f"Too heavy to toss: at most half the STR bonus "
+                    f"({s} / 2 = {s / 2:g}); the item weighs {weight}.",
+                )
+            if far > s:
+                raise refuse(
+                    "too_far", f"Too far to toss: at most the STR bonus, {s} m; {far} m was asked."
+                )
+
+    # --- paying ----------------------------------------------------------------------------
+    def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+        effort, bonus = self.cost(enc, c, a, opts)
+        c.res["bonus"] = c.res.get("bonus", 0) - bonus
+        have = c.res.get("effort", 0)
+        opts["_paid"] = [effort, bonus]
+        if effort <= have:
+            c.res["effort"] = have - effort
+            return
+        # Started now, finished later (RULINGS ladder 2).
+        c.res["effort"] = 0
+        c.carry = {
+            "action": a.key,
+            "name": a.name,
+            "opts": {k: v for k, v in opts.items() if not k.startswith("_")},
+            "total": effort,
+            "remaining": effort - have,
+            "round": enc.round,
+            "disengaged": bool(a.extra.get("movement") and c.turn.get("disengage")),
+        }
+        opts["_started"] = [have, effort - have]
+
+    def record(self, enc: Encounter, c: Combatant, a: ActionDef, *, free: bool) -> None:
+        super().record(enc, c, a, free=free)
+        if a.free_kind:
+            key = f"free_{a.free_kind}"
+            c.turn[key] = c.turn.get(key, 0) + 1
+
+    # --- resolving -------------------------------------------------------------------------
+    def resolve(self, enc, c, a, opts, rng, ev) -> None:
+        # A Disengage works only for the Movement Action directly after it.
+        if a.key != "disengage" and c.turn.pop("disengage", None):
+            if a.extra.get("movement"):
+                c.turn["disengage_active"] = True
+            else:
+                ev.add(
+                    "disengage",
+                    f"{c.name}'s Disengage is wasted: no Movement Action directly after it.",
+                    actor=c.id,
+                )
+        # A grapple not sustained first thing in the grappler's turn ends.
+        if a.key != "grapple" and c.turn.pop("sustain_due", None):
+            self.release(enc, c, ev, "the grapple was not sustained")
+        started = opts.get("_started")
+        if started:
+            c.turn.pop("disengage_active", None)
+            paid, rest = started
+            ev.add(
+                "action_started",
+                f"{c.name} starts {a.name} ({cost_text(*opts['_paid'])}): pays "
+                f"{left_label(paid)} now, {effort_label(rest)} carries over to the next "
+                "turn, and it resolves when fully paid.",
+                actor=c.id,
+                involved=(opts.get("target"),),
+                data={"action": a.key},
+            )
+            return
+        self.dispatch(enc, c, a, opts, rng, ev)
+        c.turn.pop("disengage_active", None)
+
+    def dispatch(self, enc, c, a, opts, rng, ev) -> None:
+        super().resolve(enc, c, a, opts, rng, ev)
+
+    def after_action(self, enc, c, a, opts, ev) -> bool:
+        return a.key == "skip"
+
+    # --- movement --------------------------------------------------------------------------
+    def leave(self, enc: Encounter, c: Combatant, opts: dict[str, Any], ev: Events) -> None:
+        if opts.get("leave", True) and c.engaged:
+            protected = bool(c.turn.pop("disengage_active", False))
+            self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengage")
+
+    def jump_reach(
+        self, c: Combatant, enc: Encounter, kind: str, run_up: int, ledge: bool
+    ) -> tuple[float, float]:
+        agi = bonus_of(c, "AGI", "Jump")
+        dist, height = agi / 4, agi / 10
+        if kind == "running":
+            dist = min(dist + run_up, agi / 2)
+            height = min(height + run_up / 3, height + 1)
+        dist += max(level_of(c, "athletics"), level_of(c, "acrobatics")) // 5
+        if ledge:
+            height += int(self.setting(enc, "height_cm", c)) / 100
+        return max(dist, 0.0), max(height, 0.0)
+
+    def do_move(self, enc, c, a, opts, rng, ev) -> None:
+        speed = int(self.setting(enc, "speed", c))
+        athletics = level_of(c, "athletics")
+        rolls: tuple[dice.Roll, ...] = ()
+        notes: list[str] = []
+        key = a.key
+        if key == "step":
+            dist = 2.0
+        elif key == "walk":
+            dist = speed / 3
+        elif key == "run":
+            dist = float(speed + athletics)
+        elif key == "sprint":
+            r = roll_of(c, "AGI", 0, rng, "Sprint")
+            rolls = (r,)
+            dist = float(speed + athletics + r.total)
+            notes.append(f"AGI roll {r.total}")
+        elif key == "climb":
+            dist = float(die_size(c, "AGI", "Climb"))
+            notes.append(f"{opts.get('direction') or 'up'}; held items stowed (Free Action)")
+            add_effect(c, Effect("Climbing", "turn_end", c.id, {}, "climbing: no free hands"))
+        elif key == "crawl":
+            dist = die_size(c, "AGI", "Crawl") / 2
+            if not has_effect(c, "Crawling"):
+                add_effect(c, Effect("Crawling", "never", None, {}, "crawling"))
+        else:  # swim
+            dist = speed / 3
+            if not has_effect(c, "Swimming"):
+                add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
+        if opts.get("difficult") and key in ("step", "walk", "run", "sprint"):
+            dist /= 2
+            notes.append("difficult terrain halves it")
+        if key == "step" and opts.get("get_out") and has_effect(c, "Swimming"):
+            drop_effects(c, "Swimming")
+            notes.append("1 m to get up or out of the water, 1 m to move on")
+            dist = max(dist - 1, 0)
+        jump = opts.get("jump") or "none"
+        if jump != "none":
+            jd, jh = self.jump_reach(c, enc, jump, int(opts.get("run_up") or 0), False)
+            jd = min(jd, dist)
+            dist -= jd
+            notes.append(f"a {jump} jump of up to {metres(jd)} (height {metres(jh)}) from it")
+        extra = f"; {'; '.join(notes)}" if notes else ""
+        ev.add(
+            "move",
+            f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, up to {metres(dist)}{extra}.",
+            actor=c.id,
+            rolls=rolls,
+            data={"action": key, "metres": round(dist, 2)},
+        )
+        self.leave(enc, c, opts, ev)
+
+    def do_jump(self, enc, c, a, opts, rng, ev) -> None:
+        kind = opts.get("kind") or "standing"
+        dist, height = self.jump_reach(
+            c, enc, kind, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
+        )
+        ev.add(
+            "move",
+            f"{c.name}: {kind} Jump{self.spent_text(enc, c, a, opts)}, up to "
+            f"{metres(dist)} across and {metres(height)} high.",
+            actor=c.id,
+            data={"action": "jump", "metres": round(dist, 2), "height": round(height, 2)},
+        )
+        self.leave(enc, c, opts, ev)
+
+    def do_stand_up(self, enc, c, a, opts, rng, ev) -> None:
+        drop_effects(c, "Prone")
+        drop_effects(c, "Crawling")
+        ev.add("stand", f"{c.name} stands up{self.spent_text(enc, c, a, opts)}.", actor=c.id)
+
+    def do_fall_prone(self, enc, c, a, opts, rng, ev) -> None:
+        self.knock_prone(c)
+        ev.add("prone", f"{c.name} falls prone{self.spent_text(enc, c, a, opts)}.", actor=c.id)
+
+    @staticmethod
+    def knock_prone(c: Combatant) -> None:
+        if not has_effect(c, "Prone"):
+            add_effect(c, Effect("Prone", "never", None, {}, "prone: cannot Dodge"))
+
+    def do_disengage(self, enc, c, a, opts, rng, ev) -> None:
+        c.turn["disengage"] = True
+        ev.add(
+            "disengage",
+            f"{c.name} Disengages (Bonus Action): the Movement Action "
+            "directly after it does not provoke.",
+            actor=c.id,
+        )
+
+    # --- simple combat actions -----------------------------------------------------------
+    def do_aim(self, enc, c, a, opts, rng, ev) -> None:
+        add_effect(c, Effect("Aim", "never", None, {"to_hit": 2}, "Aim: +2 next ranged attack"))
+        ev.add(
+            "aim",
+            f"{c.name} takes Aim{self.spent_text(enc, c, a, opts)}: +2 FCS on its "
+            "next Ranged Attack.",
+            actor=c.id,
+        )
+
+    def do_brace(self, enc, c, a, opts, rng, ev) -> None:
+        res = bonus_of(c, "RES", "Brace")
+        drop_effects(c, "Brace")
+        add_effect(
+            c,
+            Effect(
+                "Brace",
+                "turn_start",
+                c.id,
+                {"bonus": res},
+                f"Brace: RES counts double (+{res} defence)",
+            ),
+        )
+        ev.add(
+            "brace",
+            f"{c.name} Braces{self.spent_text(enc, c, a, opts)}: +{res} (RES "
+            "again) on every defence roll until its next turn.",
+            actor=c.id,
+        )
+
+    def do_evade(self, enc, c, a, opts, rng, ev) -> None:
+        drop_effects(c, "Evade")
+        add_effect(c, Effect("Evade", "turn_start", c.id, {}, "Evade: AGI bonus doubled once"))
+        ev.add(
+            "evade",
+            f"{c.name} Evades{self.spent_text(enc, c, a, opts)}: its AGI bonus "
+            "counts double on its first AGI Save or Dodge before its next turn.",
+            actor=c.id,
+        )
+
+    def do_guard(self, enc, c, a, opts, rng, ev) -> None:
+        add_effect(c, Effect("Guard", "turn_start", c.id, {}, "Guard: one free Parry or Block"))
+        ev.add(
+            "guard",
+            f"{c.name} Guards{self.spent_text(enc, c, a, opts)}: one free Parry "
+            "or Block before its next turn.",
+            actor=c.id,
+        )
+
+    def do_free(self, enc, c, a, opts, rng, ev) -> None:
+        what = opts.get("text")
+        which = opts.get("which")
+        verb = {"draw": "draws", "stow": "stows"}.get(str(which), "")
+        paid = opts.get("_paid")
+        price = "free" if not paid or paid == [0, 0] else cost_text(*paid)
+        detail = f": {what}" if what else ""
+        name = f"{verb} a weapon" if verb else a.name
+        if which == "draw":
+            drop_effects(c, "Disarmed")
+        ev.add(
+            "action",
+            f"{c.name} {name if verb else 'takes ' + name} ({price}){detail}.",
+            actor=c.id,
+            data={"action": a.key},
+        )
+
+    def do_pick_up(self, enc, c, a, opts, rng, ev) -> None:
+        drop_effects(c, "Disarmed")
+        what = opts.get("text") or "an item"
+        ev.add(
+            "action",
+            f"{c.name} picks up {what}{self.spent_text(enc, c, a, opts)}.",
+            actor=c.id,
+            data={"action": a.key},
+        )
+
+    def do_administer(self, enc, c, a, opts, rng, ev) -> None:
+        t = enc.get(opts["target"])
+        if (opts.get("mode") or "first_aid") == "first_aid":
+            level = level_of(c, "first_aid")
+            before = t.hp
+            if t.hp is not None:
+                top = t.max_hp if t.max_hp is not None else t.hp + level
+                t.hp = min(top, t.hp + level)
+            healed = "" if before is None else f" ({before} → {t.hp} HP)"
+            ev.add(
+                "heal",
+                f"{c.name} administers First Aid to {t.name}"
+                f"{self.spent_text(enc, c, a, opts)}: heals {level}{healed}.",
+                actor=c.id,
+                involved=(t.id,),
+            )
+        else:
+            what = opts.get("text") or "a potion"
+            ev.add(
+                "action",
+                f"{c.name} helps {t.name} drink {what}"
+                f"{self.spent_text(enc, c, a, opts)}: its benefits apply at once.",
+                actor=c.id,
+                involved=(t.id,),
+            )
+
+    def do_aid(self, enc, c, a, opts, rng, ev) -> None:
+        t = enc.get(opts["target"])
+        cond = str(opts["condition"])
+        e = find_effect(t, cond)
+        if e is None:
+            ev.add(
+                "aid",
+                f"{c.name} aids {t.name}, who is no longer {cond}.",
+                actor=c.id,
+                involved=(t.id,),
+            )
+            return
+        stacks = int(e.detail.get("stacks", 1) or 1)
+        rolls: tuple[dice.Roll, ...] = ()
+        if cond == "incapacitated":
+            t.effects.remove(e)
+            text = "is no longer Incapacitated"
+        else:
+            if cond == "burning":
+                less = 2
+            else:
+                r = roll_of(c, "first_aid", 0, rng, "Aid against Bleeding")
+                rolls = (r,)
+                less = max(0, r.total - 10)
+            left = max(0, stacks - less)
+            if left:
+                e.detail["stacks"] = left
+                e.text = f"{e.name} {left}"
+            else:
+                t.effects.remove(e)
+            text = f"loses {stacks - left} {cond.capitalize()} stacks ({left} left)"
+            if cond == "bleeding":
+                text += f" (First Aid roll {rolls[0].total} − 10)"
+        ev.add(
+            "aid",
+            f"{c.name} aids {t.name}{self.spent_text(enc, c, a, opts)}: {t.name} {text}.",
+            actor=c.id,
+            involved=(t.id,),
+            rolls=rolls,
+        )
+
+    # --- contests ----------------------------------------------------------------------------
+    def contest(
+        self,
+        actor: Combatant,
+        a_stat: str,
+        a_extra: int,
+        other: Combatant,
+        o_stat: str,
+        o_extra: int,
+        rng: random.Random,
+        why: str,
+    ) -> tuple[bool, dice.Roll, dice.Roll]:
+        """The actor must beat the other's roll; a tie goes to the other."""
+        mine = roll_of(actor, a_stat, a_extra, rng, why)
+        theirs = roll_of(other, o_stat, o_extra, rng, why)
+        return mine.total > theirs.total, mine, theirs
+
+    def do_feint(self, enc, c, a, opts, rng, ev) -> None:
+        t = enc.get(opts["target"])
+        won, mine, theirs = self.contest(c, "deception", 0, t, "FCS", 0, rng, "Feint")
+        if won:
+            drop_effects(c, "Feint")
+            add_effect(
+                c, Effect("Feint", "never", None, {"to_hit": 5}, "Feint: +5 next melee attack roll")
+            )
+        ev.add(
+            "feint",
+            f"{c.name} Feints {t.name}{self.spent_text(enc, c, a, opts)}: "
+            f"Deception {mine.total} against Focus save {theirs.total}: "
+            f"{'+5 to hit with its next melee attack' if won else 'no effect'}.",
+            actor=c.id,
+            involved=(t.id,),
+            rolls=(mine, theirs),
+        )
+
+    def do_hide(self, enc, c, a, opts, rng, ev) -> None:
+        t = enc.get(opts["target"])
+        won, mine, theirs = self.contest(c, "stealth", 0, t, "perception", 0, rng, "Hide")
+        if won:
+            add_effect(c, Effect("Unseen", "never", None, {"by": t.id}, f"Unseen by {t.name}"))
+        ev.add(
+            "hide",
+            f"{c.name} Hides from {t.name}{self.spent_text(enc, c, a, opts)}: "
+            f"Stealth {mine.total} against Perception {theirs.total}: "
+            f"{'Unseen' if won else 'spotted'}.",
+            actor=c.id,
+            involved=(t.id,),
+            rolls=(mine, theirs),
+        )
+
+    def do_shove(self, enc, c, a, opts, rng, ev) -> None:
+        t = enc.get(opts["target"])
+        won, mine, theirs = self.contest(c, "STR", 0, t, "STR", 0, rng, "Shove")
+        text = f"STR {mine.total} against {theirs.total}"
+        rolls = [mine, theirs]
+        if won:
+            dice_only = sum(d.value for d in mine.dice)
+            back = max(1, dice_only // 2)
+            save = roll_of(t, "STR", 0, rng, "STR save against Shove")
+            rolls.append(save)
+            text += f": {t.name} is pushed back {back} m"
+            if save.total >= mine.total:
+                text += f" and keeps its feet (STR save {save.total})"
+            else:
+                self.knock_prone(t)
+                text += f" and falls prone (STR save {save.total} against {mine.total})"
+        else:
+            text += ": it holds its ground"
+        ev.add(
+            "shove",
+            f"{c.name} Shoves {t.name}{self.spent_text(enc, c, a, opts)}: {text}.",
+            actor=c.id,
+            involved=(t.id,),
+            rolls=tuple(rolls),
+        )
+
+    def grapple_extra(self, c: Combatant, defending: bool) -> int:
+        ath = level_of(c, "athletics")
+        return max(ath, level_of(c, "acrobatics")) if defending else ath
+
+    def do_grapple(self, enc, c, a, opts, rng, ev) -> None:
+        due = c.turn.pop("sustain_due", None)
+        t = enc.get(due or opts["target"])
+        won, mine, theirs = self.contest(
+            c,
+            "STR",
+            self.grapple_extra(c, False),
+            t,
+            "STR",
+            self.grapple_extra(t, True),
+            rng,
+            "Grapple",
+        )
+        what = "sustains" if due else "grapples"
+        text = (
+            f"{c.name} {what} {t.name}{self.spent_text(enc, c, a, opts)}: grappling test "
+            f"{mine.total} against {theirs.total}"
+        )
+        if won:
+            if not due:
+                engage(enc, c, t)
+                add_effect(
+                    c, Effect("Grappling", "never", None, {"target": t.id}, f"grappling {t.name}")
+                )
+                add_effect(
+                    t, Effect("Grappled", "never", None, {"by": c.id}, f"grappled by {c.name}")
+                )
+            text += ": held"
+            ev.add("grapple", text + ".", actor=c.id, involved=(t.id,), rolls=(mine, theirs))
+        else:
+            ev.add(
+                "grapple",
+                text + ": it slips free." if due else text + ": no hold.",
+                actor=c.id,
+                involved=(t.id,),
+                rolls=(mine, theirs),
+            )
+            if due:
+                self.release(enc, c, ev, "", quiet=True)
+
+    def do_break_free(self, enc, c, a, opts, rng, ev) -> None:
+        e = find_effect(c, "Grappled")
+        holder = enc.combatants.get(str(e.detail.get("by"))) if e else None
+        if holder is None:
+            drop_effects(c, "Grappled")
+            ev.add("grapple", f"{c.name} is free (nobody holds it any more).", actor=c.id)
+            return
+        won, mine, theirs = self.contest(
+            c,
+            "STR",
+            self.grapple_extra(c, True),
+            holder,
+            "STR",
+            self.grapple_extra(holder, False),
+            rng,
+            "Break Free",
+        )
+        ev.add(
+            "grapple",
+            f"{c.name} tries to break free of {holder.name}"
+            f"{self.spent_text(enc, c, a, opts)}: {mine.total} against {theirs.total}: "
+            f"{'free' if won else 'still held'}.",
+            actor=c.id,
+            involved=(holder.id,),
+            rolls=(mine, theirs),
+        )
+        if won:
+            self.release(enc, holder, ev, "", quiet=True)
+
+    def release(
+        self, enc: Encounter, grappler: Combatant, ev: Events, why: str, quiet: bool = False
+    ) -> None:
+        e = find_effect(grappler, "Grappling")
+        drop_effects(grappler, "Grappling")
+        grappler.turn.pop("sustain_due", None)
+        held = enc.combatants.get(str(e.detail.get("target"))) if e else None
+        if held is not None:
+            held.effects = [
+                x
+                for x in held.effects
+                if not (x.name == "Grappled" and x.detail.get("by") == grappler.id)
+            ]
+        if e is not None and not quiet:
+            ev.add(
+                "grapple",
+                f"{grappler.name} lets go of {enc.name_of(held.id if held else None)}: {why}.",
+                actor=grappler.id,
+            )
+
+    # --- attacks -----------------------------------------------------------------------------
+    def fcs_part(self, c: Combatant, n: int, double: bool) -> tuple[int, str]:
+        """RULINGS ladder 6: full FCS bonus on the 1st attack, half (rounded down) on the
+        2nd, none on the 3rd and later."""
+        fcs = bonus_of(c, "FCS", "the FCS bonus to hit")
+        if double:
+            fcs *= 2
+        if n == 1:
+            return fcs, f"1st attack, FCS {fcs:+d}"
+        if n == 2:
+            return fcs // 2, f"2nd attack, half FCS {fcs // 2:+d}"
+        return 0, f"{ordinal(n)} attack, no FCS"
+
+    def make_attack(
+        self,
+        c: Combatant,
+        a: ActionDef,
+        target: str | None,
+        *,
+        ranged: bool,
+        after: str,
+        allowed: tuple[str, ...] = DEFENCE_REACTIONS,
+        double_fcs: bool = False,
+        extra: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Declare an attack: fixes its bonuses (FCS by count, Aim, Feint) before any roll."""
+        n = c.turn.get("attack_rolls", 0) + 1
+        c.turn["attack_rolls"] = n
+        to_hit, note = self.fcs_part(c, n, double_fcs)
+        notes = [note]
+        if ranged and take_effect(c, "Aim"):
+            to_hit += 2
+            notes.append("Aim +2")
+        if not ranged and take_effect(c, "Feint"):
+            to_hit += 5
+            notes.append("Feint +5")
+        return {
+            "action": a.key,
+            "name": a.name,
+            "attacker": c.id,
+            "target": target,
+            "ranged": ranged,
+            "to_hit": to_hit,
+            "notes": notes,
+            "after": after,
+            "allowed": list(allowed),
+            "n": n,
+            **(extra or {}),
+        }
+
+    def defence_choices(self, enc: Encounter, t: Combatant, spec: dict[str, Any]) -> list[str]:
+        if t.defeated or not self.setting(enc, "defence_prompts", t):
+            return []
+        bonus = t.res.get("bonus", 0)
+        guard = has_effect(t, "Guard")
+        out = []
+        for kind in spec.get("allowed", DEFENCE_REACTIONS):
+            if kind == "dodge" and (has_effect(t, "Prone") or bonus < 1):
+                continue
+            if kind == "block" and not self.setting(enc, "shield", t):
+                continue
+            if kind in ("parry", "block") and bonus < 1 and not guard:
+                continue
+            out.append(kind)
+        return out
+
+    def launch(self, enc: Encounter, c: Combatant, spec: dict[str, Any], rng, ev) -> None:
+        """An attack is declared: hold it for the defender's reaction, or resolve it now."""
+        tid = spec.get("target")
+        if not tid:
+            atk = roll_of(c, "attack", spec["to_hit"], rng, spec["name"])
+            dmg = roll_of(c, "damage", 0, rng, spec["name"])
+            ev.add(
+                "attack",
+                f"{c.name}: {spec['name']} ({', '.join(spec['notes'])}), roll "
+                f"{atk.total}, damage {dmg.total} (no target named; the GM judges).",
+                actor=c.id,
+                rolls=(atk, dmg),
+            )
+            return
+        t = enc.get(tid)
+        if not spec["ranged"] and not spec.get("no_engage"):
+            engage(enc, c, t)
+        choices = self.defence_choices(enc, t, spec)
+        if choices:
+            w = Window(enc.new_id("w"), "defend", t.id, c.id, {"attack": spec, "choices": choices})
+            enc.pending.append(w)
+            names = [k.capitalize() for k in choices]
+            ev.add(
+                "window",
+                f"{c.name} attacks {t.name} with {spec['name']} "
+                f"({', '.join(spec['notes'])}): {t.name} may {or_list(names)}, or take it "
+                "on its plain defence.",
+                actor=t.id,
+                involved=(c.id,),
+                data={"window": w.id, "reactor": t.id, "choices": choices},
+            )
+            return
+        self.strike(enc, c, t, spec, None, rng, ev)
+
+    def reaction_roll(
+        self, enc: Encounter, t: Combatant, reaction: dict[str, Any], rng: random.Random
+    ) -> tuple[dice.Roll, str]:
+        kind = reaction["kind"]
+        if kind == "dodge":
+            extra, note = 0, ""
+            if take_effect(t, "Evade"):
+                extra = bonus_of(t, "AGI", "Dodge")
+                note = f", Evade +{extra}"
+            r = roll_of(t, "AGI", extra, rng, "Dodge")
+            return r, f"Dodge {r.total}{note}"
+        if kind == "parry":
+            stat = reaction.get("with") or "AGI"
+            rating = int(self.setting(enc, "parry_rating", t))
+            r = roll_of(t, stat, rating, rng, "Parry")
+            return r, f"Parry ({stat.upper()}, rating {rating}) {r.total}"
+        rating = int(self.setting(enc, "block_rating", t))
+        r = roll_of(t, "RES", rating, rng, "Block")
+        return r, f"Block (rating {rating}) {r.total}"
+
+    def strike(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        t: Combatant,
+        spec: dict[str, Any],
+        reaction: dict[str, Any] | None,
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
+        """Roll the held attack against the defence (and any reaction); apply what follows."""
+        atk = roll_of(c, "attack", spec["to_hit"], rng, spec["name"])
+        dstat = defend_stat(t, spec["ranged"])
+        brace = find_effect(t, "Brace")
+        brace_bonus = int(brace.detail.get("bonus", 0)) if brace else 0
+        dfn = roll_of(t, dstat, brace_bonus, rng, "defence")
+        rolls = [atk, dfn]
+        total = dfn.total
+        parts = [
+            f"{'ranged' if spec['ranged'] else 'melee'} defence {dfn.total}"
+            + (f" (Brace +{brace_bonus})" if brace_bonus else "")
+        ]
+        if reaction:
+            rr, text = self.reaction_roll(enc, t, reaction, rng)
+            rolls.append(rr)
+            total += rr.total
+            parts.append(text + (" (Guard)" if reaction.get("guard") else ""))
+        against = " + ".join(parts) + (f" = {total}" if len(parts) > 1 else "")
+        head = (
+            f"{c.name}: {spec['name']} on {t.name} ({', '.join(spec['notes'])}), "
+            f"{atk.total} against {against}"
+        )
+        if atk.total < total:
+            ev.add(
+                "attack",
+                f"{head}: miss.",
+                actor=c.id,
+                involved=(t.id,),
+                rolls=tuple(rolls),
+                data={"hit": False, "target": t.id, "action": spec["action"]},
+            )
+            return
+        dmg = roll_of(c, "damage", 0, rng, spec["name"])
+        rolls.append(dmg)
+        ev.add(
+            "attack",
+            f"{head}: hit for {dmg.total} damage.",
+            actor=c.id,
+            involved=(t.id,),
+            rolls=tuple(rolls),
+            data={"hit": True, "damage": dmg.total, "target": t.id, "action": spec["action"]},
+        )
+        after = spec.get("after")
+        if after == "throw" and self.can_catch(enc, t):
+            self.open_catch(
+                enc,
+                c,
+                t,
+                {"kind": "throw", "attack": atk.total, "damage": dmg.total, "name": spec["name"]},
+                ev,
+            )
+            return
+        if after == "interrupt":
+            self.lose_action(enc, t, c, ev)
+        apply_damage(enc, t, dmg.total, ev, source=c.id)
+        if after == "trip" and not t.defeated:
+            self.agi_save_or_prone(enc, t, atk.total, rng, ev)
+
+    def agi_save_or_prone(self, enc, t: Combatant, dc: int, rng, ev) -> None:
+        extra, note = 0, ""
+        if take_effect(t, "Evade"):
+            extra = bonus_of(t, "AGI", "AGI save")
+            note = f" (Evade +{extra})"
+        save = roll_of(t, "AGI", extra, rng, "AGI save against Trip")
+        if save.total >= dc:
+            ev.add(
+                "save",
+                f"{t.name} keeps its feet: AGI save {save.total}{note} against {dc}.",
+                actor=t.id,
+                rolls=(save,),
+            )
+        else:
+            self.knock_prone(t)
+            ev.add(
+                "save",
+                f"{t.name} falls prone: AGI save {save.total}{note} against {dc}.",
+                actor=t.id,
+                rolls=(save,),
+            )
+
+    def lose_action(self, enc: Encounter, t: Combatant, by: Combatant, ev: Events) -> None:
+        lost = []
+        if t.carry:
+            lost.append(t.carry["name"])
+            t.carry = None
+        if t.prepared:
+            lost.append(f"the prepared action ({t.prepared['text']})")
+            t.prepared = None
+            enc.interject = [i for i in enc.interject if i != t.id]
+        if lost:
+            ev.add(
+                "interrupted",
+                f"{by.name} Interrupts {t.name}: {' and '.join(lost)} "
+                f"{'is' if len(lost) == 1 else 'are'} lost.",
+                actor=by.id,
+                involved=(t.id,),
+            )
+        else:
+            ev.add(
+                "interrupted",
+                f"{t.name} had nothing under way to lose.",
+                actor=by.id,
+                involved=(t.id,),
+            )
+
+    def do_attack(self, enc, c, a, opts, rng, ev) -> None:
+        ranged = bool(opts.get("ranged"))
+        spec = self.make_attack(c, a, opts.get("target"), ranged=ranged, after="damage")
+        self.launch(enc, c, spec, rng, ev)
+
+    def do_throw(self, enc, c, a, opts, rng, ev) -> None:
+        spec = self.make_attack(
+            c,
+            a,
+            opts.get("target"),
+            ranged=True,
+            after="throw",
+            allowed=("dodge",),  # 'the target may Dodge or Catch it'
+            extra={"weight": int(opts.get("weight") or 0)},
+        )
+        self.launch(enc, c, spec, rng, ev)
+
+    def do_trip(self, enc, c, a, opts, rng, ev) -> None:
+        spec = self.make_attack(
+            c,
+            a,
+            opts.get("target"),
+            ranged=False,
+            after="trip",
+            double_fcs=bool(opts.get("trip_weapon")),
+        )
+        self.launch(enc, c, spec, rng, ev)
+
+    def do_interrupt(self, enc, c, a, opts, rng, ev) -> None:
+        spec = self.make_attack(
+            c, a, opts["target"], ranged=False, after="interrupt", allowed=("dodge",)
+        )
+        self.launch(enc, c, spec, rng, ev)
+
+    def do_disarm(self, enc, c, a, opts, rng, ev) -> None:
+        t = enc.get(opts["target"])
+        spec = self.make_attack(c, a, t.id, ranged=False, after="disarm")
+        engage(enc, c, t)
+        theirs_fcs = bonus_of(t, "FCS", "resisting Disarm") if stat_key(t, "FCS") else 0
+        won, mine, theirs = self.contest(
+            c, "attack", spec["to_hit"], t, "attack", theirs_fcs, rng, "Disarm"
+        )
+        if won:
+            add_effect(
+                t, Effect("Disarmed", "never", None, {"by": c.id}, "disarmed: weapon on the ground")
+            )
+        ev.add(
+            "disarm",
+            f"{c.name} tries to Disarm {t.name}{self.spent_text(enc, c, a, opts)} "
+            f"({', '.join(spec['notes'])}): {mine.total} against {theirs.total}: "
+            f"{'the weapon falls to the ground' if won else 'no effect'}.",
+            actor=c.id,
+            involved=(t.id,),
+            rolls=(mine, theirs),
+        )
+
+    # --- Skip, Toss, Catch -------------------------------------------------------------------
+    def do_skip(self, enc, c, a, opts, rng, ev) -> None:
+        c.prepared = {
+            "action": "skip",
+            "name": str(opts["text"]),
+            "text": str(opts["text"]),
+            "round": enc.round,
+            "effort": c.res.get("effort", 0),
+            "sprung": False,
+        }
+        ev.add("skip", f"{c.name} Skips the turn and prepares: {opts['text']}.", actor=c.id)
+
+    def can_catch(self, enc: Encounter, t: Combatant) -> bool:
+        return (
+            not t.defeated
+            and t.res.get("bonus", 0) >= 1
+            and bool(self.setting(enc, "defence_prompts", t))
+        )
+
+    def open_catch(self, enc, c: Combatant, t: Combatant, detail: dict[str, Any], ev) -> None:
+        w = Window(enc.new_id("w"), "catch", t.id, c.id, detail)
+        enc.pending.append(w)
+        ev.add(
+            "window",
+            f"{t.name} may try to Catch {detail['name']} (Bonus Action).",
+            actor=t.id,
+            involved=(c.id,),
+            data={"window": w.id, "reactor": t.id},
+        )
+
+    def do_toss(self, enc, c, a, opts, rng, ev) -> None:
+        what = opts.get("text") or "an item"
+        tid = opts.get("target")
+        t = enc.get(tid) if tid else None
+        ev.add(
+            "toss",
+            f"{c.name} tosses {what}{self.spent_text(enc, c, a, opts)}"
+            f"{' to ' + t.name if t else ''}.",
+            actor=c.id,
+            involved=(tid,),
+        )
+        if t is None:
+            return
+        weight, wd = int(opts.get("weight") or 0), int(opts.get("wd") or 0)
+        if self.can_catch(enc, t):
+            self.open_catch(
+                enc, c, t, {"kind": "toss", "weight": weight, "wd": wd, "name": what}, ev
+            )
+        else:
+            ev.add("toss", f"{what.capitalize()} lands at {t.name}'s feet.", actor=t.id)
+
+    # --- reactions ---------------------------------------------------------------------------
+    def can_react(self, enc: Encounter, c: Combatant, kind: str) -> bool:
+        if c.defeated or c.res.get("bonus", 0) < 1:
+            return False
+        if kind == "opportunity_attack":
+            return all(stat_key(c, s) for s in ATTACK_NEEDS)
+        return True
+
+    def spend_bonus(self, c: Combatant, n: int, what: str) -> None:
+        have = c.res.get("bonus", 0)
+        if have < n:
+            raise refuse(
+                "not_enough_bonus",
+                f"Not enough Bonus Actions: {what} costs {bonus_label(n)}, {c.name} has "
+                f"{have} Bonus Action{'s' if have != 1 else ''} left.",
+            )
+        c.res["bonus"] = have - n
+
+    def react(self, enc, c: Combatant, w: Window, opts, rng, ev) -> None:
+        known = {
+            "defend": {"reaction", "with", "use_guard"},
+            "catch": {"drop"},
+            "opportunity_attack": set(),
+        }
+        if w.kind not in known:
+            raise refuse("no_reaction", f"{self.name} has no reaction to a {w.kind} window.")
+        for key in opts:
+            if key not in known[w.kind]:
+                raise refuse("bad_option", f"That reaction takes no option {key!r}.")
+        if w.kind == "defend":
+            self.react_defend(enc, c, w, opts, rng, ev)
+        elif w.kind == "catch":
+            self.react_catch(enc, c, w, opts, rng, ev)
+        else:
+            self.react_opportunity(enc, c, w, rng, ev)
+
+    def react_defend(self, enc, c: Combatant, w: Window, opts, rng, ev) -> None:
+        spec = w.detail["attack"]
+        allowed = list(spec.get("allowed", DEFENCE_REACTIONS))
+        kind = opts.get("reaction")
+        if kind in (None, ""):
+            kind = next((k for k in allowed if k in w.detail.get("choices", [])), allowed[0])
+        if kind not in DEFENCE_REACTIONS:
+            raise refuse(
+                "bad_option",
+                "Reaction must be dodge, parry or block (or decline with accept=false).",
+            )
+        if kind not in allowed:
+            raise refuse(
+                "reaction_not_allowed",
+                f"Against {spec['name']} {c.name} may only "
+                f"{or_list([k.capitalize() for k in allowed])}.",
+            )
+        if kind == "dodge" and has_effect(c, "Prone"):
+            raise refuse(
+                "prone_no_dodge",
+                f"{c.name} is prone and cannot Dodge: while prone "
+                "you act normally but cannot Dodge.",
+            )
+        if kind == "block" and not self.setting(enc, "shield", c):
+            raise refuse("no_shield", f"Block requires a shield; {c.name} has none.")
+        stat = "AGI"
+        if kind == "parry":
+            stat = str(opts.get("with") or "").upper()
+            if stat not in ("STR", "AGI"):
+                have = [s for s in ("AGI", "STR") if stat_key(c, s)]
+                stat = max(have, key=lambda s: bonus_of(c, s, "Parry")) if have else "AGI"
+        need(c, {"dodge": "AGI", "parry": stat, "block": "RES"}[kind], kind.capitalize())
+        guard = False
+        if (
+            kind in ("parry", "block")
+            and has_effect(c, "Guard")
+            and (
+                opts.get("use_guard", True) not in (False, "false", "0", 0)
+                or c.res.get("bonus", 0) < 1
+            )
+        ):
+            take_effect(c, "Guard")
+            guard = True
+        else:
+            self.spend_bonus(c, 1, kind.capitalize())
+        c.round[kind] = c.round.get(kind, 0) + 1
+        attacker = enc.get(w.trigger)
+        self.strike(enc, attacker, c, spec, {"kind": kind, "with": stat, "guard": guard}, rng, ev)
+
+    def react_opportunity(self, enc, c: Combatant, w: Window, rng, ev) -> None:
+        mover = enc.get(w.trigger)
+        if mover.defeated:
+            raise refuse("bad_target", f"{mover.name} is already defeated.")
+        for stat in ATTACK_NEEDS:
+            need(c, stat, "Attack of Opportunity")
+        need(mover, defend_stat(mover, False), "defending against an Attack of Opportunity")
+        self.spend_bonus(c, 1, "Attack of Opportunity")
+        c.round["opportunity_attack"] = c.round.get("opportunity_attack", 0) + 1
+        a = self.action(enc, "opportunity_attack", c)
+        spec = self.make_attack(
+            c, a, mover.id, ranged=False, after="damage", extra={"no_engage": True}
+        )
+        self.launch(enc, c, spec, rng, ev)
+
+    def react_catch(self, enc, c: Combatant, w: Window, opts, rng, ev) -> None:
+        d = w.detail
+        if d["kind"] == "throw":
+            need(c, "AGI", "Catch")
+            need(c, "FCS", "Catch")
+        else:
+            need(c, "FCS", "Catch")
+        self.spend_bonus(c, 1, "Catch")
+        if opts.get("drop"):
+            c.turn["free_drop"] = c.turn.get("free_drop", 0) + 1
+            ev.add(
+                "action", f"{c.name} drops what it held to free a hand (Free Action).", actor=c.id
+            )
+        if d["kind"] == "throw":
+            agi = roll_of(c, "AGI", 0, rng, "Catch")
+            fcs = roll_of(c, "FCS", 0, rng, "Catch")
+            total = agi.total + fcs.total
+            if total >= d["attack"]:
+                ev.add(
+                    "catch",
+                    f"{c.name} catches {d['name']}: AGI + FCS save {total} against {d['attack']}.",
+                    actor=c.id,
+                    rolls=(agi, fcs),
+                )
+                return
+            ev.add(
+                "catch",
+                f"{c.name} fails to catch {d['name']} (AGI + FCS save {total} "
+                f"against {d['attack']}): it hits and falls to {c.name}'s feet.",
+                actor=c.id,
+                rolls=(agi, fcs),
+            )
+            apply_damage(enc, c, int(d["damage"]), ev, source=w.trigger)
+            return
+        dc = 15 + int(d["weight"])
+        r = roll_of(c, "FCS", 0, rng, "Catch")
+        if r.total >= dc:
+            ev.add(
+                "catch",
+                f"{c.name} catches {d['name']}: FCS check {r.total} against {dc}.",
+                actor=c.id,
+                rolls=(r,),
+            )
+            return
+        hurt = 2 * int(d["weight"]) + int(d.get("wd") or 0)
+        ev.add(
+            "catch",
+            f"{c.name} fumbles {d['name']} (FCS check {r.total} against {dc}): "
+            f"{hurt} damage and it falls to {c.name}'s feet.",
+            actor=c.id,
+            rolls=(r,),
+        )
+        apply_damage(enc, c, hurt, ev, source=w.trigger)
+
+    def declined(self, enc: Encounter, c: Combatant, w: Window, ev: Events) -> None:
+        attacker = enc.combatants.get(w.trigger)
+        if w.kind == "defend" and attacker is not None and not c.defeated:
+            try:
+                self.strike(enc, attacker, c, w.detail["attack"], None, rng_of(ev), ev)
+            except Refused as r:
+                ev.add(
+                    "fizzle", f"The attack comes to nothing: {r.refusal.message}", actor=w.trigger
+                )
+        elif w.kind == "catch":
+            d = w.detail
+            if d["kind"] == "throw":
+                ev.add("catch", f"{d['name']} hits {c.name} and falls to its feet.", actor=c.id)
+                apply_damage(enc, c, int(d["damage"]), ev, source=w.trigger)
+            else:
+                ev.add("catch", f"{d['name'].capitalize()} lands at {c.name}'s feet.", actor=c.id)
+
+    # --- GM: the pace table --------------------------------------------------------------------
+    def set_pace(self, enc: Encounter, cmd: dict[str, Any], ev: Events) -> None:
+        """The GM edits the Slow/Quicken table: {"step", "pace", "to"} or {"reset": true}."""
+        if cmd.get("reset") in (True, "true", "1", 1):
+            enc.settings.pop("pace_table", None)
+            ev.add("ruling", "The GM restores the printed Slow and Quicken table.", ruling=True)
+            return
+        by_label = {v.lower(): k for k, v in STEP_LABEL.items()}
+        step = by_label.get(str(cmd.get("step")).lower(), cmd.get("step"))
+        to = by_label.get(str(cmd.get("to")).lower(), cmd.get("to"))
+        pace = cmd.get("pace")
+        if step not in STEPS or to not in STEPS:
+            raise refuse("bad_option", f"Step and result must be one of {', '.join(STEPS)}.")
+        if pace not in ("slowed", "quickened"):
+            raise refuse("bad_option", "Pace must be 'slowed' or 'quickened'.")
+        table = enc.settings.setdefault("pace_table", {})
+        table.setdefault(step, {})[pace] = to
+        ev.add(
+            "ruling",
+            f"The GM rules that a {pace} {STEP_LABEL[step]} takes {STEP_LABEL[to]}.",
+            ruling=True,
+        )

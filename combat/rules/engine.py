@@ -19,7 +19,7 @@ from .base import Ruleset, apply_damage, defeat, engage, int_option
 from .events import Events
 from .refusal import Refusal, Refused, refuse
 from .registry import get_ruleset
-from .state import COMBAT, ENDED, NPC, PC, SEIZE, SETUP, Combatant, Encounter, Group
+from .state import COMBAT, ENDED, NPC, PC, SEIZE, SETUP, Combatant, Effect, Encounter, Group
 
 MAX_NAME = 80
 MAX_NOTES = 2000
@@ -54,6 +54,9 @@ def apply(state: Encounter | dict, command: dict[str, Any], rng: random.Random) 
     original = state if isinstance(state, Encounter) else Encounter.from_dict(state)
     enc = original.copy()
     ev = Events(enc)
+    # Hooks without an rng parameter (turn start, a declined window) roll with the
+    # command's die: the Action Ladder resolves carried-over actions at turn start.
+    ev.rng = rng  # type: ignore[attr-defined]
     try:
         if not isinstance(command, dict):
             raise refuse("bad_command", "A command must be an object with a type.")
@@ -153,6 +156,8 @@ def cmd_add_combatant(enc, rs, cmd, rng, ev) -> None:
             flow.roll_initiative(enc, c, rng, ev)
         # Joins the running round at its initiative place if that place is still to come.
         enc.order = [i for i in flow.round_order(enc) if i in enc.order or i == c.id]
+        if flow.place_passed(enc, c.id):
+            enc.acted.append(c.id)
     ev.add("combatant_added", f"{c.name} joins the encounter.", actor=c.id, ruling=True)
     ev.items[-1]["data"]["id"] = c.id
 
@@ -256,6 +261,8 @@ def cmd_defeat(enc, rs, cmd, rng, ev) -> None:
         c.defeated = False
         if c.hp == 0 and c.max_hp:
             c.hp = 1
+        if flow.place_passed(enc, c.id) and c.id not in enc.acted:
+            enc.acted.append(c.id)  # its place has gone by: back in the order next round
         ev.add("revived", f"{c.name} is back in the fight.", actor=c.id, ruling=True)
 
 
@@ -317,6 +324,9 @@ def cmd_reorder(enc, rs, cmd, rng, ev) -> None:
     direction = cmd.get("direction")
     if direction not in ("up", "down"):
         raise refuse("bad_option", "Direction must be 'up' or 'down'.")
+    if enc.phase == SEIZE and c.seized:
+        reorder_seizers(enc, c, direction, cmd, ev)
+        return
     order = flow.initiative_order(enc)
     i = order.index(c.id)
     j = i - 1 if direction == "up" else i + 1
@@ -347,6 +357,27 @@ def cmd_reorder(enc, rs, cmd, rng, ev) -> None:
            involved=(other.id,), ruling=cmd.get("by") == "gm")
 
 
+def reorder_seizers(enc: Encounter, c: Combatant, direction: str, cmd, ev: Events) -> None:
+    """Seize the Moment: several seizers of one side choose their order at the top
+    (PCs order themselves, the GM orders the NPCs); PCs always come before NPCs."""
+    top = [i for i in flow.round_order(enc) if enc.combatants[i].seized]
+    block = [i for i in top if enc.combatants[i].side == c.side]
+    i = block.index(c.id)
+    j = i - 1 if direction == "up" else i + 1
+    if j < 0 or j >= len(block):
+        raise refuse(
+            "no_tie",
+            f"{c.name} is already {'first' if j < 0 else 'last'} of the "
+            f"{'PCs' if c.is_pc else 'NPCs'} who Seize the Moment.",
+        )
+    other = block[j]
+    block[i], block[j] = block[j], block[i]
+    enc.settings["_seize_order"] = [x for x in top if x not in block] + block
+    enc.order = flow.round_order(enc)
+    ev.add("reorder", f"{c.name} moves {direction} among those who Seize the Moment.",
+           actor=c.id, involved=(other,), ruling=cmd.get("by") == "gm")
+
+
 def cmd_start_combat(enc, rs, cmd, rng, ev) -> None:
     if enc.phase != SETUP:
         raise refuse("already_started", "Combat has already started.")
@@ -367,8 +398,13 @@ def cmd_start_combat(enc, rs, cmd, rng, ev) -> None:
 
 
 def cmd_begin_round(enc, rs, cmd, rng, ev) -> None:
-    if enc.phase != SEIZE:
+    # Also after a round that ended with nobody standing (phase combat, no turn), so the
+    # GM can go on once someone is revived or added.
+    if enc.phase != SEIZE and not (enc.phase == COMBAT and enc.turn is None and enc.round):
         raise refuse("not_between_rounds", "The round is already under way.")
+    if not any(not c.defeated for c in enc.combatants.values()):
+        raise refuse("nobody_standing", "Nobody is left standing: revive or add a combatant "
+                     "first.")
     flow.start_round(enc, rs, ev)
 
 
@@ -392,6 +428,7 @@ def cmd_seize(enc, rs, cmd, rng, ev) -> None:
     c.seized = True
     order = enc.settings.setdefault("_seize_order", [])
     order.append(c.id)
+    enc.order = flow.round_order(enc)  # shows the coming round's order between rounds
     ev.add(
         "seize",
         f"{c.name} spends 1 Grit to Seize the Moment and will act first in round "
@@ -413,6 +450,9 @@ def cmd_end_turn(enc, rs, cmd, rng, ev) -> None:
             who = ", ".join(enc.name_of(w.reactor) for w in waiting)
             raise refuse("waiting_for_reactions", f"Waiting for reactions: {who} may still react.")
         close_windows(enc, waiting, ev)
+        for w in waiting:  # as close_windows: the ruleset settles what nobody answered
+            if w.reactor in enc.combatants:
+                rs.declined(enc, enc.combatants[w.reactor], w, ev)
     if cmd["type"] == "hold":
         rs.hold(enc, enc.get(actor), ev)
     else:
@@ -458,7 +498,7 @@ def cmd_end_combat(enc, rs, cmd, rng, ev) -> None:
 def cmd_act(enc, rs, cmd, rng, ev) -> None:
     c = enc.get(cmd.get("actor"))
     a = rs.action(enc, str(cmd.get("action")), c)
-    opts = dict(cmd.get("options") or {})
+    opts = options_of(cmd)
     if cmd.get("target"):
         opts["target"] = cmd["target"]
     free = cmd["type"] == "grant"
@@ -470,8 +510,24 @@ def cmd_act(enc, rs, cmd, rng, ev) -> None:
         rs.pay(enc, c, a, opts)
     rs.record(enc, c, a, free=free)
     rs.resolve(enc, c, a, opts, rng, ev)
-    if rs.after_action(enc, c, a, opts, ev):
+    if rs.after_action(enc, c, a, opts, ev) or turn_holder_down(enc):
         flow.finish_turn(enc, rs, ev)
+
+
+def options_of(cmd: dict[str, Any]) -> dict[str, Any]:
+    raw = cmd.get("options")
+    if raw is None or raw == "":
+        return {}
+    if not isinstance(raw, dict):
+        raise refuse("bad_option", "Options must be an object of option names and values.")
+    return dict(raw)
+
+
+def turn_holder_down(enc: Encounter) -> bool:
+    """Someone else's deed (an Interrupt, an Opportunity Attack) defeated the combatant
+    whose turn it is: that turn ends, as when the GM defeats it."""
+    c = enc.combatants.get(enc.turn or "")
+    return enc.phase == COMBAT and c is not None and c.defeated
 
 
 def check_options(enc: Encounter, c: Combatant, a, opts: dict[str, Any]) -> None:
@@ -513,7 +569,9 @@ def cmd_react(enc, rs, cmd, rng, ev) -> None:
         ev.add("decline", f"{c.name} lets the moment pass.", actor=c.id, involved=(w.trigger,))
         rs.declined(enc, c, w, ev)
         return
-    rs.react(enc, c, w, dict(cmd.get("options") or {}), rng, ev)
+    rs.react(enc, c, w, options_of(cmd), rng, ev)
+    if turn_holder_down(enc):
+        flow.finish_turn(enc, rs, ev)
 
 
 def close_windows(enc: Encounter, windows, ev: Events) -> None:
@@ -579,6 +637,8 @@ def cmd_adjust(enc, rs, cmd, rng, ev) -> None:
     """Set a resource by hand: AP, Bonus Actions, Grit, the Reaction, HP."""
     c = enc.get(cmd.get("actor"))
     key = cmd.get("resource")
+    if not isinstance(key, str):
+        raise refuse("unknown_resource", f"Name the resource of {c.name} to set.")
     if key == "hp":
         if c.max_hp is None:
             c.max_hp = as_int(cmd.get("value"), "HP", 0, 100_000)
@@ -693,6 +753,30 @@ def cmd_trigger(enc, rs, cmd, rng, ev) -> None:
     rs.spring(enc, c, ev)
 
 
+def cmd_set_pace(enc, rs, cmd, rng, ev) -> None:
+    """Action Ladder: the GM edits the Slow and Quicken table (RULINGS ladder 5)."""
+    hook = getattr(rs, "set_pace", None)
+    if hook is None:
+        raise refuse("not_in_ruleset", f"{rs.name} has no Slow and Quicken table.")
+    hook(enc, cmd, ev)
+
+
+def cmd_set_condition(enc, rs, cmd, rng, ev) -> None:
+    """Set or clear a lasting condition (Prone, Bleeding 3, ...) on a combatant by hand."""
+    c = enc.get(cmd.get("actor"))
+    name = clean_text(cmd.get("name"), "Condition", 40)
+    if not name:
+        raise refuse("bad_option", "A condition needs a name.")
+    stacks = as_int(cmd.get("stacks", 1), "Stacks", 0, 99)
+    c.effects = [e for e in c.effects if e.name.lower() != name.lower()]
+    if stacks:
+        text = name if stacks == 1 else f"{name} {stacks}"
+        c.effects.append(Effect(name, "never", None, {"stacks": stacks}, text))
+        ev.add("condition", f"The GM sets {c.name}: {text}.", actor=c.id, ruling=True)
+    else:
+        ev.add("condition", f"The GM clears {name} from {c.name}.", actor=c.id, ruling=True)
+
+
 Handler = Callable[[Encounter, Ruleset, dict, random.Random, Events], None]
 
 COMMANDS: dict[str, tuple[bool, Handler]] = {
@@ -731,6 +815,9 @@ COMMANDS: dict[str, tuple[bool, Handler]] = {
     "engage": (False, cmd_engage),
     "abandon": (False, cmd_abandon),
     "trigger": (False, cmd_trigger),
+    # Action Ladder (additive): the GM edits the Slow/Quicken table; conditions by hand.
+    "set_pace": (True, cmd_set_pace),
+    "set_condition": (True, cmd_set_condition),
     "roll": (False, cmd_roll),
 }
 

@@ -112,6 +112,17 @@ def finish_turn(enc: Encounter, rs: Ruleset, ev: Events) -> None:
     advance(enc, rs, ev)
 
 
+def place_passed(enc: Encounter, cid: str) -> bool:
+    """Has the running turn already gone past this combatant's place in the order?
+
+    A combatant who joins (or is revived) after its place waits for the next round
+    (or, in Initiative Passes, the next pass) instead of jumping the queue.
+    """
+    if enc.phase != COMBAT or enc.turn not in enc.order or cid not in enc.order:
+        return False
+    return enc.order.index(cid) < enc.order.index(enc.turn)
+
+
 def next_up(enc: Encounter, rs: Ruleset) -> str | None:
     while enc.interject:
         cid = enc.interject[0]
@@ -152,12 +163,14 @@ def end_round(enc: Encounter, rs: Ruleset, ev: Events) -> None:
     enc.settings.pop("_seize_order", None)
     if not any(not c.defeated for c in enc.combatants.values()):
         enc.phase = COMBAT
-        ev.add("round", "Nobody is left standing to act.")
+        ev.add("round", "Nobody is left standing to act: the GM can revive or add a "
+               "combatant and begin the next round.")
         return
     if rs.has_seize and any(
         c.res.get("grit", 0) > 0 and not c.defeated for c in enc.combatants.values()
     ):
         enc.phase = SEIZE
+        enc.order = round_order(enc)  # the coming round, as it stands before any Seize
         ev.add(
             "seize_window",
             f"Before round {enc.round + 1}: anyone with Grit may Seize the Moment.",

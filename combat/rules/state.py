@@ -126,7 +126,8 @@ class Encounter:
     def get(self, cid: str | None) -> Combatant:
         from .refusal import refuse
 
-        if cid is None or cid not in self.combatants:
+        # A malformed command (a list or a number for an id) is refused, not a crash.
+        if not isinstance(cid, str) or cid not in self.combatants:
             raise refuse("unknown_combatant", f"There is no combatant {cid!r} in this encounter.")
         return self.combatants[cid]
 

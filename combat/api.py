@@ -1,0 +1,408 @@
+"""The JSON API: the same commands as the pages, for bots, overlays and scripts.
+
+Authentication: `Authorization: Bearer <token>` with a player seat's token, a
+spectator token or a GM API token, or the GM's logged-in session (then the
+CSRF token is required on POST, as for the pages). Errors are
+`{"error": {"code": ..., "message": ...}}`: 400 bad input, 401 no or unknown
+credentials, 403 not allowed, 404 no such thing (or not yours), 409 refused by
+the rules or a version conflict. See docs/api.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+
+from combat import screens, services
+from combat.access import Viewer, gm_viewer, seat_viewer, spectator_viewer
+from combat.models import ApiToken, Encounter, Seat, hash_token
+from combat.rules import Encounter as State
+from combat.rules import Refusal, rulesets
+from combat.rules.view import availability, redacted
+
+MAX_BODY = 64 * 1024
+
+BAD_INPUT = frozenset(
+    {
+        "bad_json",
+        "bad_command",
+        "unknown_command",
+        "bad_option",
+        "bad_dice",
+        "too_long",
+        "missing_option",
+        "unknown_combatant",
+        "unknown_action",
+        "unknown_setting",
+        "unknown_resource",
+        "unknown_modifier",
+        "unknown_ruleset",
+        "bad_request",
+    }
+)
+FORBIDDEN = frozenset({"forbidden", "gm_only"})
+
+
+def error(code: str, message: str, status: int) -> JsonResponse:
+    response = JsonResponse({"error": {"code": code, "message": message}}, status=status)
+    if status == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="vtt"'
+    return response
+
+
+def refusal_response(refusal: Refusal) -> JsonResponse:
+    if refusal.code in BAD_INPUT:
+        status = 400
+    elif refusal.code in FORBIDDEN:
+        status = 403
+    elif refusal.code == "not_found":
+        status = 404
+    else:
+        status = 409
+    return error(refusal.code, refusal.message, status)
+
+
+# --- who is calling -------------------------------------------------------------------------
+
+
+@dataclass
+class Caller:
+    user: AbstractBaseUser | None = None
+    seat: Seat | None = None
+    spectating: Encounter | None = None
+    session: bool = False
+
+    def viewer(self, encounter_id: int) -> Viewer | None:
+        """This caller's place in one encounter, or None (treated as "no such encounter")."""
+        if self.user is not None:
+            enc = Encounter.objects.filter(pk=encounter_id, owner_id=self.user.pk).first()
+            return gm_viewer(enc) if enc else None
+        if self.seat is not None:
+            return seat_viewer(self.seat) if self.seat.encounter_id == encounter_id else None
+        if self.spectating is not None:
+            return spectator_viewer(self.spectating) if self.spectating.pk == encounter_id else None
+        return None
+
+
+def authenticate(request: HttpRequest) -> Caller | JsonResponse:
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return error("unauthenticated", "Send `Authorization: Bearer <token>`.", 401)
+        seat = Seat.objects.filter(token=token, revoked=False).first()
+        if seat is not None:
+            return Caller(seat=seat)
+        enc = Encounter.objects.filter(spectator_token=token).first()
+        if enc is not None:
+            return Caller(spectating=enc)
+        key = ApiToken.objects.select_related("user").filter(key_hash=hash_token(token)).first()
+        if key is not None and key.user.is_active:
+            ApiToken.objects.filter(pk=key.pk).update(last_used=timezone.now())
+            return Caller(user=key.user)
+        return error("unauthenticated", "That token is not valid (it may have been revoked).", 401)
+    if request.user.is_authenticated:
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            # The pages' CSRF rule, applied here because bearer callers are exempt from it.
+            check = CsrfViewMiddleware(lambda r: HttpResponse())
+            rejected = check.process_view(request, None, (), {})  # type: ignore[arg-type]
+            if rejected is not None:
+                return error(
+                    "csrf", "A session caller must send the CSRF token (X-CSRFToken).", 403
+                )
+        return Caller(user=request.user, session=True)
+    return error("unauthenticated", "Log in, or send `Authorization: Bearer <token>`.", 401)
+
+
+def read_json(request: HttpRequest) -> Any | JsonResponse:
+    if len(request.body) > MAX_BODY:
+        return error("too_large", f"The body may be at most {MAX_BODY} bytes.", 400)
+    try:
+        return json.loads(request.body or b"null")
+    except ValueError:
+        return error("bad_json", "The body is not valid JSON.", 400)
+
+
+def method_not_allowed(allowed: str) -> JsonResponse:
+    response = error("method_not_allowed", f"Use {allowed}.", 405)
+    response["Allow"] = allowed
+    return response
+
+
+# --- what a caller sees -----------------------------------------------------------------------
+
+
+def visible_events(
+    events: list[dict[str, Any]], viewer: Viewer, state: State
+) -> list[dict[str, Any]]:
+    if viewer.is_gm:
+        return events
+    names = screens.hidden_names(state)
+    return [
+        {**e, "text": screens.scrub(e.get("text", ""), names)}
+        for e in events
+        if not e.get("gm_only")
+    ]
+
+
+def action_list(state: State, cid: str) -> list[dict[str, Any]]:
+    names = screens.hidden_names(state)
+    out = []
+    for a in availability(state, cid):
+        out.append(
+            {
+                **{k: v for k, v in a.items() if k != "options"},
+                "reason": screens.scrub(a["reason"], names),
+                "options": [dataclasses.asdict(o) for o in a["options"]],
+            }
+        )
+    return out
+
+
+def encounter_body(enc: Encounter, viewer: Viewer) -> dict[str, Any]:
+    state = State.from_dict(enc.state)
+    body: dict[str, Any] = {
+        "id": enc.pk,
+        "name": enc.name,
+        "ruleset": enc.ruleset,
+        "version": enc.version,
+        "role": viewer.role,
+        "state": redacted(state, viewer.audience),
+    }
+    if viewer.is_gm:
+        body["seats"] = [
+            {
+                "id": s.pk,
+                "name": s.name,
+                "combatants": s.combatant_ids,
+                "revoked": s.revoked,
+                "url": reverse("player", args=[s.token]),
+            }
+            for s in enc.seats.all()
+        ]
+        body["spectator_url"] = (
+            reverse("spectator", args=[enc.spectator_token]) if enc.spectator_token else None
+        )
+        if state.turn:
+            body["actions"] = {state.turn: action_list(state, state.turn)}
+    elif viewer.seat_id is not None:
+        seat = Seat.objects.get(pk=viewer.seat_id)
+        mine = [
+            c
+            for c in seat.combatant_ids
+            if c in state.combatants and not state.combatants[c].hidden
+        ]
+        body["seat"] = {"id": seat.pk, "name": seat.name, "combatants": mine}
+        body["actions"] = {cid: action_list(state, cid) for cid in mine}
+    return body
+
+
+# --- endpoints ------------------------------------------------------------------------------
+
+
+@csrf_exempt
+def rulesets_index(request: HttpRequest) -> JsonResponse:
+    """Every ruleset: key, name, settings and the action catalogue with costs. No login needed."""
+    if request.method != "GET":
+        return method_not_allowed("GET")
+    out = []
+    for key, rs in rulesets().items():
+        out.append(
+            {
+                "key": key,
+                "name": rs.name,
+                "currency": rs.currency,
+                "settings": [s.to_dict() for s in rs.all_settings()],
+                "actions": [
+                    {**a.to_dict(), "cost_label": rs.cost_label(a)} for a in rs.catalogue().values()
+                ],
+            }
+        )
+    return JsonResponse({"rulesets": out})
+
+
+@csrf_exempt
+def encounters(request: HttpRequest) -> JsonResponse:
+    """GET: the GM's encounters. POST {"name", "ruleset", "settings"}: a new one (201)."""
+    caller = authenticate(request)
+    if isinstance(caller, JsonResponse):
+        return caller
+    if caller.user is None:
+        return error("forbidden", "Only a GM (an account) has encounters.", 403)
+    if request.method == "GET":
+        rows = [
+            {
+                "id": e.pk,
+                "name": e.name,
+                "ruleset": e.ruleset,
+                "version": e.version,
+                "phase": e.state.get("phase"),
+            }
+            for e in Encounter.objects.filter(owner_id=caller.user.pk)
+        ]
+        return JsonResponse({"encounters": rows})
+    if request.method != "POST":
+        return method_not_allowed("GET, POST")
+    data = read_json(request)
+    if isinstance(data, JsonResponse):
+        return data
+    if not isinstance(data, dict):
+        return error("bad_request", 'Send an object: {"name", "ruleset", "settings"}.', 400)
+    settings = data.get("settings") or {}
+    if not isinstance(settings, dict) or not isinstance(data.get("ruleset"), str):
+        return error("bad_request", "`ruleset` must be a key and `settings` an object.", 400)
+    name = data.get("name") or "Encounter"
+    if not isinstance(name, str):
+        return error("bad_request", "`name` must be text.", 400)
+    made = services.create_encounter(caller.user, name, data["ruleset"], settings)
+    if isinstance(made, Refusal):
+        return refusal_response(made)
+    body = encounter_body(made, gm_viewer(made))
+    response = JsonResponse(body, status=201)
+    response["Location"] = f"/api/encounters/{made.pk}/"
+    return response
+
+
+def _viewer_or_error(request: HttpRequest, encounter_id: int) -> Viewer | JsonResponse:
+    caller = authenticate(request)
+    if isinstance(caller, JsonResponse):
+        return caller
+    viewer = caller.viewer(encounter_id)
+    if viewer is None:
+        return error("not_found", "There is no such encounter (or it is not yours).", 404)
+    return viewer
+
+
+@csrf_exempt
+def encounter_detail(request: HttpRequest, encounter_id: str) -> JsonResponse:
+    """The encounter as the caller may see it: hidden combatants only for the GM."""
+    if request.method != "GET":
+        return method_not_allowed("GET")
+    viewer = _viewer_or_error(request, int(encounter_id))
+    if isinstance(viewer, JsonResponse):
+        return viewer
+    enc = Encounter.objects.get(pk=viewer.encounter_id)
+    return JsonResponse(encounter_body(enc, viewer))
+
+
+@csrf_exempt
+def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
+    """POST one command. `by` comes from the credentials; `expected_version` may ride along."""
+    if request.method != "POST":
+        return method_not_allowed("POST")
+    viewer = _viewer_or_error(request, int(encounter_id))
+    if isinstance(viewer, JsonResponse):
+        return viewer
+    data = read_json(request)
+    if isinstance(data, JsonResponse):
+        return data
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        return error("bad_command", "A command must be an object with a type.", 400)
+    command = dict(data)
+    expected = command.pop("expected_version", None)
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)):
+        return error("bad_request", "`expected_version` must be a whole number.", 400)
+    key = request.headers.get("Idempotency-Key") or None
+    if key is not None and len(key) > 200:
+        return error("bad_request", "An Idempotency-Key may be at most 200 characters.", 400)
+    result = services.run_command(
+        viewer.encounter_id, viewer, command, idempotency_key=key, expected_version=expected
+    )
+    enc = Encounter.objects.get(pk=viewer.encounter_id)
+    state = State.from_dict(enc.state)
+    if not result.ok:
+        assert result.refusal is not None
+        refusal = result.refusal
+        if not viewer.is_gm:
+            refusal = Refusal(
+                refusal.code, screens.scrub(refusal.message, screens.hidden_names(state))
+            )
+        response = refusal_response(refusal)
+        if refusal.code == "version_conflict":
+            response["ETag"] = f'"{enc.version}"'
+        return response
+    body = {
+        "ok": True,
+        "version": result.version,
+        "seq": result.seq,
+        "replayed": result.replayed,
+        "events": visible_events(result.events, viewer, state),
+    }
+    response = JsonResponse(body)
+    if result.replayed:
+        response["Idempotent-Replayed"] = "true"
+    return response
+
+
+@csrf_exempt
+def log(request: HttpRequest, encounter_id: str) -> JsonResponse:
+    """The log, oldest first, as the caller may see it."""
+    if request.method != "GET":
+        return method_not_allowed("GET")
+    viewer = _viewer_or_error(request, int(encounter_id))
+    if isinstance(viewer, JsonResponse):
+        return viewer
+    enc = Encounter.objects.get(pk=viewer.encounter_id)
+    state = State.from_dict(enc.state)
+    entries = []
+    for e in enc.log.order_by("seq"):
+        events = visible_events(e.events, viewer, state)
+        if not events and not viewer.is_gm:
+            continue
+        row: dict[str, Any] = {
+            "seq": e.seq,
+            "version": e.version,
+            "kind": e.kind,
+            "undone": e.undone,
+            "events": events,
+        }
+        if viewer.is_gm:
+            row.update(command=e.command, by=e.by)
+        entries.append(row)
+    return JsonResponse({"version": enc.version, "log": entries})
+
+
+@csrf_exempt
+def seats(request: HttpRequest, encounter_id: str) -> JsonResponse:
+    """GM only. POST {"name", "combatants": [ids]}: a new player seat and its secret link."""
+    viewer = _viewer_or_error(request, int(encounter_id))
+    if isinstance(viewer, JsonResponse):
+        return viewer
+    if not viewer.is_gm:
+        return error("forbidden", "Only the GM manages seats.", 403)
+    if request.method == "GET":
+        enc = Encounter.objects.get(pk=viewer.encounter_id)
+        return JsonResponse({"seats": encounter_body(enc, viewer)["seats"]})
+    if request.method != "POST":
+        return method_not_allowed("GET, POST")
+    data = read_json(request)
+    if isinstance(data, JsonResponse):
+        return data
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("name"), str)
+        or not data["name"].strip()
+    ):
+        return error("bad_request", "A seat needs a name.", 400)
+    ids = data.get("combatants") or []
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        return error("bad_request", "`combatants` must be a list of combatant ids.", 400)
+    seat = services.create_seat(viewer.encounter_id, data["name"], ids)
+    body = {
+        "id": seat.pk,
+        "name": seat.name,
+        "token": seat.token,
+        "combatants": seat.combatant_ids,
+        "url": reverse("player", args=[seat.token]),
+    }
+    return JsonResponse(body, status=201)

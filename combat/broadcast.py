@@ -1,0 +1,129 @@
+"""Pushing changes to open sockets: render once per audience, send to that audience's group.
+
+Audiences are the GM, each player seat, and the public (spectators). Consumers
+only forward what arrives here; they never render a change themselves.
+An audience with nobody connected is not rendered at all.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.template.loader import render_to_string
+
+from combat import presence, screens
+from combat.access import GM, PLAYER, SPECTATOR, Viewer
+from combat.models import Encounter, Seat
+
+log = logging.getLogger(__name__)
+
+# Channel-layer message types; consumers have a handler for each.
+FRAME = "frame.push"
+PRESENCE = "presence.push"
+CLOSE = "socket.close"
+
+
+def group_name(encounter_id: int, audience: str, seat_id: int | None = None) -> str:
+    """The one place group names are made: enc.<id>.gm, enc.<id>.seat.<seat id>, enc.<id>.public."""
+    if audience in (GM, "gm"):
+        return f"enc.{encounter_id}.gm"
+    if audience in (PLAYER, "player"):
+        return f"enc.{encounter_id}.seat.{seat_id}"
+    return f"enc.{encounter_id}.public"
+
+
+def group_for(viewer: Viewer) -> str:
+    return group_name(viewer.encounter_id, viewer.role, viewer.seat_id)
+
+
+# --- rendering (shared with the pages and the socket's first frame) ----------------------
+
+
+def render_view(viewer: Viewer, *, oob: bool = True) -> tuple[str, int]:
+    """The whole current view of one audience as out-of-band fragments, and its version."""
+    enc = Encounter.objects.get(pk=viewer.encounter_id)
+    if viewer.role == GM:
+        return render_gm(enc, oob=oob), enc.version
+    if viewer.role == PLAYER:
+        seat = Seat.objects.get(pk=viewer.seat_pk)
+        return render_player(enc, seat, oob=oob), enc.version
+    return render_public(enc, oob=oob), enc.version
+
+
+def render_gm(enc: Encounter, state: Any = None, *, oob: bool = True) -> str:
+    ctx = screens.gm_context(enc, state)
+    return render_to_string("combat/gm.html#live", {**ctx, "oob": oob})
+
+
+def render_player(enc: Encounter, seat: Seat, state: Any = None, *, oob: bool = True) -> str:
+    ctx = screens.player_context(enc, seat, state)
+    return render_to_string("combat/player.html#live", {**ctx, "oob": oob})
+
+
+def render_public(enc: Encounter, state: Any = None, *, oob: bool = True) -> str:
+    ctx = screens.public_context(enc, state)
+    return render_to_string("combat/spectator.html#live", {**ctx, "oob": oob})
+
+
+def render_presence(enc: Encounter) -> str:
+    ctx = {"presence": screens.presence_counts(enc), "enc": enc, "oob": True}
+    return render_to_string("combat/gm.html#presence", ctx)
+
+
+# --- sending ------------------------------------------------------------------------------
+
+
+def _send(group: str, message: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # a push that fails must not undo a committed command
+        log.exception("Could not push to %s", group)
+
+
+def publish(encounter_id: int) -> None:
+    """After a commit: the current view to every audience that has someone connected."""
+    enc = Encounter.objects.filter(pk=encounter_id).first()
+    if enc is None:
+        return
+    gm, seat_ids, public = presence.audiences(encounter_id)
+    if not (gm or seat_ids or public):
+        return
+    state = screens.load_state(enc)
+    version = enc.version
+    if gm:
+        _send(
+            group_name(enc.pk, GM),
+            {"type": FRAME, "html": render_gm(enc, state), "version": version},
+        )
+    for seat in enc.seats.filter(pk__in=seat_ids, revoked=False):
+        html = render_player(enc, seat, state)
+        _send(
+            group_name(enc.pk, PLAYER, seat.pk), {"type": FRAME, "html": html, "version": version}
+        )
+    if public and enc.spectator_token:
+        _send(
+            group_name(enc.pk, SPECTATOR),
+            {"type": FRAME, "html": render_public(enc, state), "version": version},
+        )
+
+
+def publish_presence(encounter_id: int) -> None:
+    """Tell the GM who is connected now."""
+    enc = Encounter.objects.filter(pk=encounter_id).first()
+    if enc is None:
+        return
+    _send(group_name(enc.pk, GM), {"type": PRESENCE, "html": render_presence(enc)})
+
+
+def close_seat(encounter_id: int, seat_id: int) -> None:
+    _send(group_name(encounter_id, PLAYER, seat_id), {"type": CLOSE})
+
+
+def close_spectators(encounter_id: int) -> None:
+    _send(group_name(encounter_id, SPECTATOR), {"type": CLOSE})

@@ -1,0 +1,118 @@
+"""Turning submitted forms into commands. Forms parse; the rules engine decides.
+
+Field names follow the command's own keys (`type`, `actor`, `target`, ...);
+an action's declared options arrive as `opt_<name>`. A checkbox is sent after
+a hidden "0" of the same name, so the last value is the one that counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.http import QueryDict
+
+from combat.rules import get_ruleset
+
+# Plain fields copied into a command when present and not blank.
+COMMAND_FIELDS = (
+    "actor",
+    "target",
+    "action",
+    "window",
+    "accept",
+    "direction",
+    "initiative",
+    "amount",
+    "resource",
+    "value",
+    "dice",
+    "label",
+    "secret",
+    "engaged",
+    "how",
+    "key",
+    "cost",
+    "name",
+    "bonus",
+    "attack",
+    "spell",
+    "reaction",
+    "interrupt",
+    "summary",
+    "hidden",
+)
+MAX_STAT_ROWS = 30
+
+
+class SignUpForm(UserCreationForm):
+    """A GM account: a username and a password."""
+
+
+def command_from_post(post: QueryDict) -> dict[str, Any]:
+    """A command from a form: `type`, the plain fields, and `opt_*` as the options."""
+    command: dict[str, Any] = {"type": post.get("type", "")}
+    for key in COMMAND_FIELDS:
+        value = post.get(key)
+        if value not in (None, ""):
+            command[key] = value
+    options: dict[str, Any] = {}
+    for key in post:
+        if key.startswith("opt_"):
+            values = [v for v in post.getlist(key) if v != ""]
+            name = key[4:]
+            if key.endswith("[]"):
+                options[name[:-2]] = values
+            elif values:
+                options[name] = values[-1]
+    if options:
+        command["options"] = options
+    return command
+
+
+def combatant_fields(post: QueryDict, ruleset_key: str) -> dict[str, Any]:
+    """The fields of add_combatant / update_combatant from the combatant form."""
+    rs = get_ruleset(ruleset_key)
+    out: dict[str, Any] = {}
+    for key in ("name", "side", "notes", "initiative_bonus", "initiative", "hp", "group", "grit"):
+        if key in post:
+            out[key] = post.get(key, "").strip()
+    # Blank numbers mean "leave as it is" to the engine except where a blank is meaningful.
+    for key in ("initiative_bonus",):
+        if out.get(key) == "":
+            out[key] = 0
+    out["hidden"] = post.get("hidden", "0")
+    for s in rs.all_settings():
+        if s.per_combatant and post.get(s.key, "") != "":
+            out[s.key] = post.get(s.key)
+    stats: dict[str, dict[str, Any]] = {}
+    for i in range(MAX_STAT_ROWS):
+        name = (post.get(f"stat_name_{i}") or "").strip()
+        dice = (post.get(f"stat_dice_{i}") or "").strip()
+        if name and dice:
+            stats[name] = {
+                "dice": dice,
+                "bonus": (post.get(f"stat_bonus_{i}") or "0").strip() or "0",
+            }
+    out["stats"] = stats
+    return out
+
+
+def encounter_settings(post: QueryDict, ruleset_key: str) -> dict[str, Any]:
+    """The create form's settings for one ruleset: only those given, defaults stay defaults."""
+    rs = get_ruleset(ruleset_key)
+    out: dict[str, Any] = {}
+    for s in rs.all_settings():
+        field = f"setting_{s.key}"
+        if s.kind == "bool":
+            values = post.getlist(field)
+            if values:
+                out[s.key] = values[-1]
+        elif post.get(field, "") != "":
+            out[s.key] = post.get(field)
+    return out
+
+
+class SeatForm(forms.Form):
+    name = forms.CharField(max_length=80)

@@ -1,0 +1,138 @@
+"""What the table keeps in the database.
+
+The whole rules state of an encounter lives in one JSON column
+(`combat.rules.Encounter.to_dict()`), next to a version that grows by one on
+every change anyone can see. Seats and the spectator link are secret tokens;
+the log keeps every command with the state from before it, for the GM's undo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+def new_token() -> str:
+    """A secret for a link: 32 random bytes, URL-safe (43 characters)."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class Encounter(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="encounters"
+    )
+    name = models.CharField(max_length=80)
+    ruleset = models.CharField(max_length=40)
+    state = models.JSONField()
+    version = models.PositiveIntegerField(default=1)
+    # None turns the spectator link off.
+    spectator_token = models.CharField(
+        max_length=64, unique=True, null=True, blank=True, default=new_token
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.ruleset})"
+
+
+class Seat(models.Model):
+    """A player's place at the table: a secret link and the combatants it controls."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="seats")
+    name = models.CharField(max_length=80)
+    token = models.CharField(max_length=64, unique=True, default=new_token)
+    combatant_ids = models.JSONField(default=list, blank=True)
+    revoked = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def controls(self, cid: str | None) -> bool:
+        return cid is not None and cid in self.combatant_ids
+
+
+class LogEntry(models.Model):
+    """One accepted command: what was asked, by whom, what happened, and the state before."""
+
+    COMMAND = "command"
+    UNDO = "undo"
+    KINDS = [(COMMAND, "Command"), (UNDO, "Undo")]
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="log")
+    seq = models.PositiveIntegerField()
+    version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=KINDS, default=COMMAND)
+    command = models.JSONField()
+    by = models.CharField(max_length=10)  # "gm" or "player"
+    seat = models.ForeignKey(Seat, on_delete=models.SET_NULL, null=True, blank=True)
+    events = models.JSONField(default=list)
+    state_before = models.JSONField()
+    undone = models.BooleanField(default=False)
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["encounter", "seq"], name="log_seq_unique"),
+            models.UniqueConstraint(
+                fields=["encounter", "idempotency_key"], name="log_idempotency_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.command.get('type', '?')}"
+
+
+class ApiToken(models.Model):
+    """A GM's key for the JSON API. Only its hash is stored; the key is shown once."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=80, default="API token")
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=8)
+    created = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @classmethod
+    def issue(cls, user: Any, name: str = "API token") -> tuple[ApiToken, str]:
+        raw = "vtt_" + secrets.token_urlsafe(32)
+        return cls.objects.create(
+            user=user, name=name, key_hash=hash_token(raw), prefix=raw[4:10]
+        ), raw
+
+
+class Presence(models.Model):
+    """One open socket. Rows not seen for a while count as gone (a crashed server leaves some)."""
+
+    GM = "gm"
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="presence")
+    channel_name = models.CharField(max_length=200, unique=True)
+    role = models.CharField(max_length=10)
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, null=True, blank=True)
+    last_seen = models.DateTimeField()

@@ -1,0 +1,58 @@
+"""Who has a socket open: one row per socket, refreshed by the page's heartbeat.
+
+A row unseen for STALE seconds no longer counts (a server that crashed never
+said goodbye), so the count a GM sees heals by itself.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from combat.access import PLAYER, SPECTATOR, Viewer
+from combat.models import Presence
+
+STALE = timedelta(seconds=75)
+FORGET = timedelta(minutes=30)
+
+
+def live(encounter_id: int) -> QuerySet[Presence]:
+    return Presence.objects.filter(encounter_id=encounter_id, last_seen__gte=timezone.now() - STALE)
+
+
+def join(viewer: Viewer, channel_name: str) -> None:
+    now = timezone.now()
+    Presence.objects.filter(last_seen__lt=now - FORGET).delete()
+    role = {PLAYER: Presence.PLAYER, SPECTATOR: Presence.SPECTATOR}.get(viewer.role, Presence.GM)
+    Presence.objects.update_or_create(
+        channel_name=channel_name,
+        defaults={
+            "encounter_id": viewer.encounter_id,
+            "role": role,
+            "seat_id": viewer.seat_id,
+            "last_seen": now,
+        },
+    )
+
+
+def touch(channel_name: str) -> None:
+    Presence.objects.filter(channel_name=channel_name).update(last_seen=timezone.now())
+
+
+def leave(channel_name: str) -> None:
+    Presence.objects.filter(channel_name=channel_name).delete()
+
+
+def audiences(encounter_id: int) -> tuple[bool, set[int], bool]:
+    """Which audiences have anyone connected: (GM, seat ids, spectators)."""
+    gm, seats, public = False, set(), False
+    for role, seat_id in live(encounter_id).values_list("role", "seat_id"):
+        if role == Presence.GM:
+            gm = True
+        elif role == Presence.PLAYER and seat_id:
+            seats.add(seat_id)
+        elif role == Presence.SPECTATOR:
+            public = True
+    return gm, seats, public

@@ -1,0 +1,511 @@
+"""What each audience sees, as plain data for the templates.
+
+Pages and pushed fragments are rendered from these contexts only. For players
+and spectators the lists come from `combat.rules.view.redacted`, so a hidden
+combatant never reaches their HTML; sentences written by the engine (refusal
+reasons, log lines) are also scrubbed of hidden combatants' names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from django.urls import reverse
+
+from combat.models import Encounter, LogEntry, Presence, Seat
+from combat.rules import Encounter as State
+from combat.rules import get_ruleset
+from combat.rules.view import availability, redacted
+
+GM = "gm"
+PLAYER = "player"
+PUBLIC = "public"
+
+LOG_LINES = 60
+MAX_PIPS = 12
+
+PHASES = {
+    "setup": "Setting up",
+    "seize": "Between rounds",
+    "combat": "In combat",
+    "ended": "Combat over",
+}
+
+# Stat rows offered on every combatant form, besides the ones it already has.
+STANDARD_STATS = ("attack", "damage", "defend", "spell", "spell_damage", "AGI", "STR", "FCS", "RES")
+
+
+def load_state(enc: Encounter) -> State:
+    return State.from_dict(enc.state)
+
+
+# --- words ------------------------------------------------------------------------------
+
+
+def hidden_names(state: State) -> list[str]:
+    """Names that must not reach players: hidden combatants' names no visible one shares."""
+    shown = {c.name for c in state.combatants.values() if not c.hidden}
+    names = {c.name for c in state.combatants.values() if c.hidden and c.name not in shown}
+    return sorted(names, key=len, reverse=True)
+
+
+def scrub(text: str, names: Iterable[str]) -> str:
+    for name in names:
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "someone", text)
+    return text
+
+
+def format_roll(roll: dict[str, Any]) -> str:
+    """E.g. "1d20+2: [14] + 2 = 16", with dropped dice marked."""
+    parts: list[str] = []
+    for i, t in enumerate(roll.get("terms") or []):
+        if t.get("type") == "dice":
+            kept = set(t.get("kept") or [])
+            dice = ", ".join(
+                str(r) if j in kept else f"{r} dropped"
+                for j, r in enumerate(t.get("results") or [])
+            )
+            negative, body = t.get("sign", 1) < 0, f"[{dice}]"
+        else:
+            value = int(t.get("value") or 0)
+            negative, body = value < 0, str(abs(value))
+        if i == 0:
+            parts.append(("-" if negative else "") + body)
+        else:
+            parts.append(("- " if negative else "+ ") + body)
+    return f"{roll.get('expression', '?')}: {' '.join(parts)} = {roll.get('total', '?')}"
+
+
+def kind_label(kind: str) -> str:
+    return kind.replace("_", " ").capitalize()
+
+
+# --- pieces -----------------------------------------------------------------------------
+
+
+def initiative_of(state: State, cid: str) -> int | None:
+    c = state.combatants[cid]
+    if c.group and c.group in state.groups:
+        return state.groups[c.group].initiative
+    return c.initiative
+
+
+def display_order(state: State, visible: list[str], order: list[str]) -> list[str]:
+    """The round's order, then anyone visible not in it yet (in setup: by initiative)."""
+    shown = [i for i in order if i in visible]
+    rest = [i for i in visible if i not in shown]
+    rest.sort(key=lambda i: (-(initiative_of(state, i) or -999), state.combatants[i].seq))
+    return shown + rest
+
+
+def order_rows(
+    state: State,
+    ids: list[str],
+    turn: str | None,
+    acted: list[str],
+    controls: set[str],
+    audience: str,
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for n, cid in enumerate(ids):
+        c = state.combatants[cid]
+        init = initiative_of(state, cid)
+        mine = audience == GM or cid in controls
+        rows.append(
+            {
+                "id": cid,
+                "name": c.name,
+                "side": c.side,
+                "initiative": init,
+                "group": state.groups[c.group].name if c.group and c.group in state.groups else "",
+                "is_turn": cid == turn,
+                "acted": cid in acted,
+                "defeated": c.defeated,
+                "hidden": c.hidden,
+                "seized": c.seized,
+                "held": c.held,
+                "mine": cid in controls,
+                "can_up": mine and n > 0 and _tied(state, cid, ids[n - 1]),
+                "can_down": mine and n + 1 < len(ids) and _tied(state, cid, ids[n + 1]),
+            }
+        )
+    return rows
+
+
+def _tied(state: State, a: str, b: str) -> bool:
+    """Same initiative and same side: the only neighbours whose order people choose."""
+    init = initiative_of(state, a)
+    same_side = state.combatants[a].side == state.combatants[b].side
+    return init is not None and initiative_of(state, b) == init and same_side
+
+
+def next_up(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    start = next((n for n, r in enumerate(rows) if r["is_turn"]), -1)
+    for r in rows[start + 1 :]:
+        if not r["acted"] and not r["defeated"] and not r["is_turn"]:
+            return r
+    return None
+
+
+def widgets(state: State, cid: str) -> list[dict[str, Any]]:
+    rs = get_ruleset(state.ruleset)
+    c = state.combatants[cid]
+    out = []
+    for w in rs.resources(state, c):
+        w = dict(w)
+        top, value = int(w.get("max") or 0), int(w.get("value") or 0)
+        if w.get("kind") == "pips" and 0 < top <= MAX_PIPS:
+            w["pips"] = [i < value for i in range(top)]
+        out.append(w)
+    if "grit" in c.res and not any(w.get("key") == "grit" for w in out):
+        grit = c.res["grit"]
+        out.append(
+            {
+                "key": "grit",
+                "label": "Grit",
+                "value": grit,
+                "max": None,
+                "kind": "counter",
+                "text": f"Grit {grit}",
+            }
+        )
+    return out
+
+
+def target_choices(state: State, visible: list[str]) -> list[dict[str, str]]:
+    return [
+        {
+            "id": cid,
+            "name": state.combatants[cid].name
+            + (" (defeated)" if state.combatants[cid].defeated else ""),
+        }
+        for cid in visible
+    ]
+
+
+def action_panel(
+    state: State, cid: str, visible: list[str], names: list[str]
+) -> list[dict[str, Any]]:
+    """Every catalogue action for one combatant: cost, allowed now or why not, and its options."""
+    c = state.combatants[cid]
+    targets = [t for t in target_choices(state, visible) if t["id"] != cid]
+    enemy = next(
+        (
+            t["id"]
+            for t in targets
+            if state.combatants[t["id"]].side != c.side and not state.combatants[t["id"]].defeated
+        ),
+        "",
+    )
+    out = []
+    for a in availability(state, cid):
+        fields = []
+        for o in a["options"]:
+            default = o.default
+            if o.kind == "target":
+                default = enemy
+            fields.append(
+                {
+                    "name": o.name,
+                    "field": f"opt_{o.name}",
+                    "label": o.label,
+                    "kind": o.kind,
+                    "choices": list(o.choices),
+                    "min": o.min,
+                    "max": o.max,
+                    "default": "" if default is None else default,
+                    "required": o.required,
+                    "targets": targets,
+                }
+            )
+        out.append(
+            {
+                "key": a["key"],
+                "name": a["name"],
+                "category": a["category"],
+                "cost": a["cost"],
+                "summary": a["summary"],
+                "reaction": a["reaction"],
+                "allowed": a["allowed"],
+                "reason": scrub(a["reason"], names),
+                "fields": fields,
+            }
+        )
+    return out
+
+
+def combatant_card(
+    state: State,
+    cid: str,
+    *,
+    audience: str,
+    visible: list[str],
+    names: list[str],
+    with_actions: bool,
+    seat_of: dict[str, Seat] | None = None,
+) -> dict[str, Any]:
+    c = state.combatants[cid]
+    is_turn = state.turn == cid
+    in_combat = state.phase == "combat"
+    card: dict[str, Any] = {
+        "id": cid,
+        "name": c.name,
+        "side": c.side,
+        "side_label": "PC" if c.is_pc else "NPC",
+        "hp": c.hp,
+        "max_hp": c.max_hp,
+        "hp_pct": (100 * (c.hp or 0) // c.max_hp) if c.max_hp else None,
+        "hidden": c.hidden,
+        "defeated": c.defeated,
+        "is_turn": is_turn,
+        "initiative": initiative_of(state, cid),
+        "initiative_bonus": c.initiative_bonus,
+        "group": state.groups[c.group].name if c.group and c.group in state.groups else "",
+        "resources": widgets(state, cid),
+        "effects": [scrub(e.text or e.name, names) for e in c.effects],
+        "engaged": [{"id": i, "name": state.combatants[i].name} for i in c.engaged if i in visible],
+        "carry": c.carry,
+        "prepared": c.prepared,
+        "held": c.held,
+        "seized": c.seized,
+        "can_end_turn": in_combat and is_turn,
+        "can_hold": in_combat and is_turn and get_ruleset(state.ruleset).uses_passes,
+        "can_seize": state.phase == "seize"
+        and c.res.get("grit", 0) > 0
+        and not c.seized
+        and not c.defeated,
+        "can_take_turn": _can_take_turn(state, cid),
+        "engage_choices": [
+            t for t in target_choices(state, visible) if t["id"] != cid and t["id"] not in c.engaged
+        ],
+    }
+    if with_actions:
+        card["actions"] = action_panel(state, cid, visible, names)
+        card["actions_now"] = [a for a in card["actions"] if a["allowed"]]
+        card["targets"] = [t for t in target_choices(state, visible) if t["id"] != cid]
+    if audience == GM:
+        seat = (seat_of or {}).get(cid)
+        card["notes"] = c.notes
+        card["stats"] = [
+            {"name": k, "dice": v.get("dice", ""), "bonus": v.get("bonus", 0)}
+            for k, v in c.stats.items()
+        ]
+        card["seat_name"] = seat.name if seat else ""
+        card["adjustable"] = ["hp", *[w["key"] for w in card["resources"]]]
+    return card
+
+
+def _can_take_turn(state: State, cid: str) -> bool:
+    cur = state.combatants.get(state.turn or "")
+    c = state.combatants[cid]
+    return (
+        state.phase == "combat"
+        and cur is not None
+        and cur.id != cid
+        and bool(c.group)
+        and c.group == cur.group
+        and cid not in state.acted
+        and not c.defeated
+    )
+
+
+def log_lines(entries: Iterable[LogEntry], audience: str, names: list[str]) -> list[dict[str, Any]]:
+    """The newest lines first; for players and spectators only what they may see."""
+    lines: list[dict[str, Any]] = []
+    for entry in entries:
+        for ev in reversed(entry.events):
+            if ev.get("gm_only") and audience != GM:
+                continue
+            text = ev.get("text", "")
+            lines.append(
+                {
+                    "seq": entry.seq,
+                    "text": text if audience == GM else scrub(text, names),
+                    "rolls": [format_roll(r) for r in ev.get("rolls") or []],
+                    "ruling": ev.get("ruling", False),
+                    "gm_only": ev.get("gm_only", False),
+                    "undone": entry.undone,
+                    "kind": ev.get("kind", ""),
+                }
+            )
+            if len(lines) >= LOG_LINES:
+                return lines
+    return lines
+
+
+def recent_entries(enc: Encounter) -> list[LogEntry]:
+    # Enough entries to fill the log even when each holds a few events.
+    return list(enc.log.order_by("-seq")[:LOG_LINES])
+
+
+def pending_windows(
+    state: State, data: dict[str, Any], controls: set[str], audience: str
+) -> list[dict[str, Any]]:
+    out = []
+    for w in data["pending"]:
+        out.append(
+            {
+                "id": w["id"],
+                "kind": w["kind"],
+                "label": kind_label(w["kind"]),
+                "reactor": w["reactor"],
+                "reactor_name": state.name_of(w["reactor"]),
+                "trigger_name": state.name_of(w["trigger"]),
+                "mine": audience == GM or w["reactor"] in controls,
+            }
+        )
+    return out
+
+
+def presence_counts(enc: Encounter, seats: list[Seat] | None = None) -> dict[str, Any]:
+    """Who is connected: the GM, each seat (online or not) and how many spectators."""
+    from combat.presence import live
+
+    rows = list(live(enc.pk).values_list("role", "seat_id"))
+    online: dict[int, int] = {}
+    for role, seat_id in rows:
+        if role == Presence.PLAYER and seat_id:
+            online[seat_id] = online.get(seat_id, 0) + 1
+    seats = list(enc.seats.all()) if seats is None else seats
+    return {
+        "gm": sum(1 for r, _ in rows if r == Presence.GM),
+        "spectators": sum(1 for r, _ in rows if r == Presence.SPECTATOR),
+        "seats": online,
+        "seat_rows": [
+            {"id": s.pk, "name": s.name, "online": online.get(s.pk, 0)}
+            for s in seats
+            if not s.revoked
+        ],
+    }
+
+
+# --- whole screens ------------------------------------------------------------------------
+
+
+def _common(enc: Encounter, state: State, audience: str, controls: set[str]) -> dict[str, Any]:
+    rs = get_ruleset(state.ruleset)
+    data = redacted(state, audience)
+    visible = list(data["combatants"])
+    names = [] if audience == GM else hidden_names(state)
+    ids = display_order(state, visible, data["order"])
+    turn = data.get("turn")
+    rows = order_rows(state, ids, turn, data["acted"], controls, audience)
+    nxt = next_up(rows)
+    return {
+        "enc": enc,
+        "version": enc.version,
+        "audience": audience,
+        "ruleset_name": rs.name,
+        "currency": rs.currency,
+        "status": {
+            "phase": state.phase,
+            "phase_label": PHASES.get(state.phase, state.phase),
+            "round": state.round,
+            "pass_no": state.pass_no,
+            "uses_passes": rs.uses_passes,
+            "turn": turn,
+            "turn_name": state.name_of(turn) if turn else "",
+            "turn_hidden": bool(data.get("turn_hidden")),
+            "next_name": nxt["name"] if nxt else "",
+        },
+        "order": rows,
+        "pending": pending_windows(state, data, controls, audience),
+        "log": log_lines(recent_entries(enc), audience, names),
+        "_visible": visible,
+        "_names": names,
+    }
+
+
+def gm_context(enc: Encounter, state: State | None = None) -> dict[str, Any]:
+    state = state or load_state(enc)
+    rs = get_ruleset(state.ruleset)
+    seats = list(enc.seats.all())
+    seat_of = {cid: s for s in seats if not s.revoked for cid in s.combatant_ids}
+    ctx = _common(enc, state, GM, set(state.combatants))
+    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    presence = presence_counts(enc, seats)
+    ctx["combatants"] = [
+        combatant_card(
+            state,
+            cid,
+            audience=GM,
+            visible=visible,
+            names=names,
+            with_actions=True,
+            seat_of=seat_of,
+        )
+        for cid in [r["id"] for r in ctx["order"]]
+    ]
+    ctx["turn_card"] = next((c for c in ctx["combatants"] if c["is_turn"]), None)
+    ctx["seats"] = [
+        {
+            "id": s.pk,
+            "name": s.name,
+            "url": reverse("player", args=[s.token]),
+            "revoked": s.revoked,
+            "combatants": [state.name_of(c) for c in s.combatant_ids if c in state.combatants],
+            "online": presence["seats"].get(s.pk, 0),
+        }
+        for s in seats
+    ]
+    ctx["spectator_url"] = (
+        reverse("spectator", args=[enc.spectator_token]) if enc.spectator_token else ""
+    )
+    ctx["presence"] = presence
+    ctx["post_url"] = reverse("gm_command", args=[enc.pk])
+    ctx["settings"] = [
+        {
+            "key": s.key,
+            "label": s.label,
+            "kind": s.kind,
+            "help": s.help,
+            "choices": list(s.choices),
+            "min": s.min,
+            "max": s.max,
+            "per_combatant": s.per_combatant,
+            "value": state.settings.get(s.key, s.default),
+        }
+        for s in rs.all_settings()
+    ]
+    ctx["custom_actions"] = [{"key": k, **v} for k, v in state.custom_actions.items()]
+    ctx["has_combatants"] = bool(state.combatants)
+    ctx["can_undo"] = enc.log.filter(kind=LogEntry.COMMAND, undone=False).exists()
+    return ctx
+
+
+def player_context(enc: Encounter, seat: Seat, state: State | None = None) -> dict[str, Any]:
+    state = state or load_state(enc)
+    controls = set(seat.combatant_ids)
+    ctx = _common(enc, state, PLAYER, controls)
+    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    ctx["seat"] = seat
+    ctx["post_url"] = reverse("player_command", args=[seat.token])
+    ctx["panels"] = [
+        combatant_card(state, cid, audience=PLAYER, visible=visible, names=names, with_actions=True)
+        for cid in seat.combatant_ids
+        if cid in visible
+    ]
+    ctx["others"] = [
+        combatant_card(
+            state, r["id"], audience=PLAYER, visible=visible, names=names, with_actions=False
+        )
+        for r in ctx["order"]
+        if r["id"] not in controls
+    ]
+    return ctx
+
+
+def public_context(enc: Encounter, state: State | None = None) -> dict[str, Any]:
+    state = state or load_state(enc)
+    ctx = _common(enc, state, PUBLIC, set())
+    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    ctx["roster"] = [
+        combatant_card(
+            state, r["id"], audience=PUBLIC, visible=visible, names=names, with_actions=False
+        )
+        for r in ctx["order"]
+    ]
+    ctx["log"] = ctx["log"][:15]
+    return ctx

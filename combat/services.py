@@ -1,0 +1,370 @@
+"""The one write path. Views, the API, the seed command and tests change an encounter only here.
+
+Each function opens a transaction, locks the encounter row (on SQLite the
+IMMEDIATE transaction mode serialises writers instead), changes it, bumps the
+version and registers the broadcast to run once the change is committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+
+from combat import broadcast
+from combat.access import GM, PLAYER, Viewer
+from combat.models import Encounter, LogEntry, Seat, new_token
+from combat.rules import ACTOR_COMMANDS, COMMANDS, Refusal, apply, new_encounter, rulesets
+from combat.rules import Encounter as State
+
+# Fields of a command that name a combatant; a player may only name ones they can see.
+_ID_FIELDS = ("actor", "target")
+
+
+def make_rng() -> random.Random:
+    """A fresh die for one command, from the operating system's randomness (tests replace it)."""
+    return random.SystemRandom()
+
+
+@dataclass
+class Result:
+    """What became of a command: accepted (new version and events) or refused (code, sentence)."""
+
+    ok: bool
+    version: int
+    events: list[dict[str, Any]] = field(default_factory=list)
+    refusal: Refusal | None = None
+    replayed: bool = False
+    seq: int | None = None
+
+    @classmethod
+    def refused(cls, code: str, message: str, version: int = 0) -> Result:
+        return cls(False, version, refusal=Refusal(code, message))
+
+
+def _request_hash(command: dict[str, Any]) -> str:
+    body = json.dumps(command, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _publish_on_commit(encounter_id: int) -> None:
+    # robust: a push that fails is logged; the committed command still answers normally.
+    transaction.on_commit(partial(broadcast.publish, encounter_id), robust=True)
+
+
+def _bump(enc: Encounter, state: State | None = None) -> None:
+    if state is not None:
+        enc.state = state.to_dict()
+    enc.version += 1
+    enc.save()
+
+
+# --- encounters --------------------------------------------------------------------------
+
+
+def create_encounter(
+    owner: Any, name: str, ruleset: str, settings: dict[str, Any]
+) -> Encounter | Refusal:
+    """A new encounter in setup, with its spectator link; a refusal for a bad ruleset or setting."""
+    if ruleset not in rulesets():
+        known = ", ".join(rulesets())
+        return Refusal(
+            "unknown_ruleset", f"There is no ruleset {ruleset!r}; choose one of {known}."
+        )
+    try:
+        state = new_encounter(ruleset, name or "Encounter", settings)
+    except ValueError as e:  # a dice expression that cannot be rolled
+        return Refusal("bad_dice", str(e))
+    except Exception as e:  # the engine refuses a setting by raising; its refusal is a value
+        refusal = getattr(e, "refusal", None)
+        if not isinstance(refusal, Refusal):
+            raise
+        return refusal
+    return Encounter.objects.create(
+        owner=owner, name=state.name, ruleset=ruleset, state=state.to_dict()
+    )
+
+
+# --- commands ----------------------------------------------------------------------------
+
+
+def _hidden_ids(state: State) -> set[str]:
+    return {cid for cid, c in state.combatants.items() if c.hidden}
+
+
+def _named_ids(command: dict[str, Any]) -> list[str]:
+    ids = [command.get(f) for f in _ID_FIELDS]
+    opts = command.get("options")
+    if isinstance(opts, dict):
+        ids.append(opts.get("target"))
+        targets = opts.get("targets")
+        if isinstance(targets, list):
+            ids.extend(targets)
+    return [str(i) for i in ids if isinstance(i, str) and i]
+
+
+def check_permission(
+    viewer: Viewer, seat: Seat | None, state: State, command: dict[str, Any]
+) -> Refusal | None:
+    """May this person send this command? The rules engine decides the rest."""
+    kind = command["type"]
+    if viewer.role == GM:
+        return None
+    if kind not in COMMANDS and kind != "undo":
+        return Refusal("unknown_command", f"There is no command called {kind!r}.")
+    if viewer.role != PLAYER or seat is None:
+        return Refusal("forbidden", "Spectators watch; they cannot act.")
+    hidden = _hidden_ids(state)
+    for cid in _named_ids(command):
+        if cid in hidden:
+            # The same sentence as for a combatant that does not exist: nothing leaks.
+            return Refusal("unknown_combatant", f"There is no combatant {cid!r} in this encounter.")
+    actor = command.get("actor")
+    if kind == "roll":
+        if actor and not seat.controls(actor):
+            return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
+        return None
+    if kind not in ACTOR_COMMANDS:
+        return Refusal("forbidden", f"Only the GM can {kind.replace('_', ' ')}.")
+    if not actor:
+        return Refusal("forbidden", "Say which of your combatants acts (the actor).")
+    if not seat.controls(actor):
+        return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
+    return None
+
+
+def run_command(
+    encounter_id: int,
+    actor_seat: Viewer,
+    command: Any,
+    idempotency_key: str | None = None,
+    expected_version: int | None = None,
+) -> Result:
+    """Apply one command for `actor_seat` and log it; a refusal changes nothing.
+
+    `by` is set here from the viewer, whatever the command says. With an
+    idempotency key, the same key and the same command return the first answer
+    without acting again; the same key with a different command is refused.
+    """
+    if not isinstance(command, dict) or not isinstance(command.get("type"), str):
+        return Result.refused("bad_command", "A command must be an object with a type.")
+    command = {k: v for k, v in command.items() if k != "by"}
+    # Who sent it is part of the request: another seat reusing a key is refused, not replayed.
+    digest = _request_hash(
+        {"command": command, "role": actor_seat.role, "seat": actor_seat.seat_id}
+    )
+    command["by"] = "gm" if actor_seat.role == GM else "player"
+
+    with transaction.atomic():
+        enc = Encounter.objects.select_for_update().filter(pk=encounter_id).first()
+        if enc is None:
+            return Result.refused("not_found", "There is no such encounter.")
+        if idempotency_key:
+            done = enc.log.filter(idempotency_key=idempotency_key).first()
+            if done is not None:
+                if done.request_hash != digest:
+                    return Result.refused(
+                        "idempotency_mismatch",
+                        "This Idempotency-Key was already used for a different command.",
+                        enc.version,
+                    )
+                return Result(True, done.version, done.events, replayed=True, seq=done.seq)
+        seat = None
+        if actor_seat.role == PLAYER:
+            seat = Seat.objects.filter(
+                pk=actor_seat.seat_pk, encounter_id=enc.pk, revoked=False
+            ).first()
+            if seat is None:
+                return Result.refused("forbidden", "This seat has been revoked.", enc.version)
+        if expected_version is not None and expected_version != enc.version:
+            return Result.refused(
+                "version_conflict",
+                f"The encounter has changed (it is at version {enc.version}, you expected "
+                f"{expected_version}): look again and resend.",
+                enc.version,
+            )
+        state = State.from_dict(enc.state)
+        refusal = check_permission(actor_seat, seat, state, command)
+        if refusal is not None:
+            return Result(False, enc.version, refusal=refusal)
+        if command["type"] == "undo":
+            return _undo(enc, state, command, idempotency_key, digest)
+        outcome = apply(state, command, make_rng())
+        if outcome.refusal is not None:
+            return Result(False, enc.version, refusal=outcome.refusal)
+        seq = _next_seq(enc)
+        _bump(enc, outcome.state)
+        LogEntry.objects.create(
+            encounter=enc,
+            seq=seq,
+            version=enc.version,
+            command=command,
+            by=command["by"],
+            seat=seat,
+            events=outcome.events,
+            state_before=state.to_dict(),
+            idempotency_key=idempotency_key or None,
+            request_hash=digest,
+        )
+        _publish_on_commit(enc.pk)
+        return Result(True, enc.version, outcome.events, seq=seq)
+
+
+def _next_seq(enc: Encounter) -> int:
+    return (enc.log.aggregate(m=Max("seq"))["m"] or 0) + 1
+
+
+def _undo(
+    enc: Encounter, state: State, command: dict[str, Any], key: str | None, digest: str
+) -> Result:
+    """Put back the state from before the last command not yet undone (again and again)."""
+    last = enc.log.filter(kind=LogEntry.COMMAND, undone=False).order_by("-seq").first()
+    if last is None:
+        return Result(
+            False, enc.version, refusal=Refusal("nothing_to_undo", "There is nothing left to undo.")
+        )
+    public = [e for e in last.events if not e.get("gm_only")]
+    what = last.events[0]["text"] if last.events else last.command.get("type", "a command")
+    events: list[dict[str, Any]] = []
+    if public:
+        events.append(_ruling("undo", f"The GM undoes: {public[0]['text']}"))
+    else:
+        events.append(_ruling("undo", "The GM undoes the last command."))
+    events.append(_ruling("undo", f"(Undone: {what})", gm_only=True))
+    last.undone = True
+    last.save(update_fields=["undone"])
+    seq = _next_seq(enc)
+    enc.state = last.state_before
+    _bump(enc)
+    LogEntry.objects.create(
+        encounter=enc,
+        seq=seq,
+        version=enc.version,
+        kind=LogEntry.UNDO,
+        command={**command, "undoes": last.seq},
+        by="gm",
+        events=events,
+        state_before=state.to_dict(),
+        idempotency_key=key or None,
+        request_hash=digest,
+    )
+    _publish_on_commit(enc.pk)
+    return Result(True, enc.version, events, seq=seq)
+
+
+def _ruling(kind: str, text: str, gm_only: bool = False) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "text": text,
+        "actor": None,
+        "involved": [],
+        "rolls": [],
+        "ruling": True,
+        "gm_only": gm_only,
+        "round": None,
+        "data": {},
+    }
+
+
+# --- seats and links (not rules, but every view shows them) ------------------------------
+
+
+def _locked(encounter_id: int) -> Encounter:
+    return Encounter.objects.select_for_update().get(pk=encounter_id)
+
+
+def create_seat(encounter_id: int, name: str, combatant_ids: list[str] | None = None) -> Seat:
+    with transaction.atomic():
+        enc = _locked(encounter_id)
+        state = State.from_dict(enc.state)
+        ids = [c for c in (combatant_ids or []) if c in state.combatants]
+        seat = Seat.objects.create(
+            encounter=enc, name=(name or "Player").strip()[:80], combatant_ids=ids
+        )
+        _release_elsewhere(enc, seat, ids)
+        _bump(enc)
+        _publish_on_commit(enc.pk)
+    return seat
+
+
+def _release_elsewhere(enc: Encounter, seat: Seat, ids: list[str]) -> None:
+    """A combatant is controlled by one seat at most."""
+    for other in enc.seats.exclude(pk=seat.pk):
+        kept = [c for c in other.combatant_ids if c not in ids]
+        if kept != other.combatant_ids:
+            other.combatant_ids = kept
+            other.save(update_fields=["combatant_ids"])
+
+
+def assign_combatant(encounter_id: int, cid: str, seat_id: int | None) -> None:
+    """Give control of one combatant to a seat (or to nobody but the GM)."""
+    with transaction.atomic():
+        enc = _locked(encounter_id)
+        target = enc.seats.filter(pk=seat_id).first() if seat_id else None
+        changed = False
+        for seat in enc.seats.all():
+            want = seat.pk == (target.pk if target else None)
+            has = cid in seat.combatant_ids
+            if want and not has:
+                seat.combatant_ids = [*seat.combatant_ids, cid]
+            elif has and not want:
+                seat.combatant_ids = [c for c in seat.combatant_ids if c != cid]
+            else:
+                continue
+            seat.save(update_fields=["combatant_ids"])
+            changed = True
+        if changed:
+            _bump(enc)
+            _publish_on_commit(enc.pk)
+
+
+def rename_seat(encounter_id: int, seat_id: int, name: str) -> None:
+    with transaction.atomic():
+        enc = _locked(encounter_id)
+        enc.seats.filter(pk=seat_id).update(name=(name or "Player").strip()[:80])
+        _bump(enc)
+        _publish_on_commit(enc.pk)
+
+
+def revoke_seat(encounter_id: int, seat_id: int) -> None:
+    """The link stops working at once; open sockets on it are closed."""
+    with transaction.atomic():
+        enc = _locked(encounter_id)
+        updated = enc.seats.filter(pk=seat_id, revoked=False).update(revoked=True)
+        if updated:
+            _bump(enc)
+            transaction.on_commit(partial(broadcast.close_seat, enc.pk, seat_id), robust=True)
+            _publish_on_commit(enc.pk)
+
+
+def regenerate_seat(encounter_id: int, seat_id: int) -> Seat | None:
+    """A new secret link for the seat (re-enabled if revoked); the old one dies at once."""
+    with transaction.atomic():
+        enc = _locked(encounter_id)
+        seat = enc.seats.filter(pk=seat_id).first()
+        if seat is None:
+            return None
+        seat.token = new_token()
+        seat.revoked = False
+        seat.save(update_fields=["token", "revoked"])
+        _bump(enc)
+        transaction.on_commit(partial(broadcast.close_seat, enc.pk, seat_id), robust=True)
+        _publish_on_commit(enc.pk)
+    return seat
+
+
+def set_spectator_link(encounter_id: int, enabled: bool) -> str | None:
+    """A new spectator link (or none); whoever watched with the old one is disconnected."""
+    with transaction.atomic():
+        enc = _locked(encounter_id)
+        enc.spectator_token = new_token() if enabled else None
+        _bump(enc)
+        transaction.on_commit(partial(broadcast.close_spectators, enc.pk), robust=True)
+        _publish_on_commit(enc.pk)
+    return enc.spectator_token

@@ -1,0 +1,54 @@
+from django.urls import path, re_path
+
+from combat import api, views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("signup/", views.signup, name="signup"),
+    path("account/api-tokens/", views.api_tokens, name="api_tokens"),
+    # The GM
+    path("enc/new/", views.encounter_new, name="encounter_new"),
+    path("enc/new/settings/", views.ruleset_settings, name="ruleset_settings"),
+    path("enc/<int:encounter_id>/", views.gm_console, name="gm_console"),
+    path("enc/<int:encounter_id>/command/", views.gm_command, name="gm_command"),
+    path("enc/<int:encounter_id>/combatants/", views.combatant_add, name="combatant_add"),
+    path(
+        "enc/<int:encounter_id>/combatants/close/",
+        views.combatant_editor_close,
+        name="combatant_editor_close",
+    ),
+    path(
+        "enc/<int:encounter_id>/combatants/<str:cid>/", views.combatant_edit, name="combatant_edit"
+    ),
+    path(
+        "enc/<int:encounter_id>/combatants/<str:cid>/duplicate/",
+        views.combatant_duplicate,
+        name="combatant_duplicate",
+    ),
+    path("enc/<int:encounter_id>/seats/", views.seat_create, name="seat_create"),
+    path(
+        "enc/<int:encounter_id>/seats/<int:seat_id>/revoke/", views.seat_revoke, name="seat_revoke"
+    ),
+    path(
+        "enc/<int:encounter_id>/seats/<int:seat_id>/regenerate/",
+        views.seat_regenerate,
+        name="seat_regenerate",
+    ),
+    path("enc/<int:encounter_id>/spectator/", views.spectator_link, name="spectator_link"),
+    path("enc/<int:encounter_id>/log.json", views.log_download, name="log_download"),
+    # Players and spectators, by secret link
+    path("p/<str:token>/", views.player, name="player"),
+    path("p/<str:token>/command/", views.player_command, name="player_command"),
+    path("s/<str:token>/", views.spectator, name="spectator"),
+    # JSON API (with or without the trailing slash)
+    re_path(r"^api/rulesets/?$", api.rulesets_index, name="api_rulesets"),
+    re_path(r"^api/encounters/?$", api.encounters, name="api_encounters"),
+    re_path(
+        r"^api/encounters/(?P<encounter_id>\d+)/?$", api.encounter_detail, name="api_encounter"
+    ),
+    re_path(
+        r"^api/encounters/(?P<encounter_id>\d+)/commands/?$", api.commands, name="api_commands"
+    ),
+    re_path(r"^api/encounters/(?P<encounter_id>\d+)/log/?$", api.log, name="api_log"),
+    re_path(r"^api/encounters/(?P<encounter_id>\d+)/seats/?$", api.seats, name="api_seats"),
+]

@@ -1,0 +1,598 @@
+"""Pages and form posts. Each view: one access check, parse, call a service, render.
+
+A refused command is never an error page: htmx posts get the sentence in the
+flash region, plain posts a message and a redirect back. The changed view
+reaches every page, the poster's included, over its socket.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
+
+from combat import forms, screens, services
+from combat.access import (
+    Viewer,
+    encounter_by_spectator_token,
+    gm_encounter,
+    gm_viewer,
+    seat_by_token,
+    seat_viewer,
+)
+from combat.models import ApiToken, Encounter, Seat
+from combat.rules import Encounter as State
+from combat.rules import Refusal, get_ruleset, rulesets
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+class UserHttpRequest(HttpRequest):
+    """A request behind @login_required."""
+
+    user: User
+
+
+# --- answering a post ---------------------------------------------------------------------
+
+
+def _notice(result: services.Result, viewer: Viewer, names: list[str]) -> str:
+    for ev in result.events:
+        if ev.get("gm_only") and not viewer.is_gm:
+            continue
+        return ev.get("text", "Done.") if viewer.is_gm else screens.scrub(ev.get("text", ""), names)
+    return "Done."
+
+
+def answer(
+    request: HtmxHttpRequest,
+    viewer: Viewer,
+    *,
+    refusal: Refusal | None = None,
+    notice: str = "",
+    back: str,
+    extra: str = "",
+) -> HttpResponse:
+    """Tell the person what happened: for htmx the flash sentence only, otherwise a redirect.
+
+    The new view itself arrives over the poster's socket like everyone else's. Putting it
+    in this answer too would race the socket: an answer delivered after a newer push would
+    take the page back in time, and only the socket keeps its frames in version order.
+    """
+    enc = Encounter.objects.get(pk=viewer.encounter_id)
+    if refusal is not None and not viewer.is_gm:
+        names = screens.hidden_names(State.from_dict(enc.state))
+        refusal = Refusal(refusal.code, screens.scrub(refusal.message, names))
+    if request.htmx:
+        flash = render_to_string(
+            "combat/components/flash.html", {"refusal": refusal, "notice": notice}
+        )
+        return HttpResponse(flash + extra)
+    if refusal is not None:
+        messages.error(request, refusal.message)
+    elif notice:
+        messages.success(request, notice)
+    return redirect(back)
+
+
+def answer_result(
+    request: HtmxHttpRequest, viewer: Viewer, result: services.Result, back: str
+) -> HttpResponse:
+    if not result.ok:
+        return answer(request, viewer, refusal=result.refusal, back=back)
+    names: list[str] = []
+    if not viewer.is_gm:
+        enc = Encounter.objects.get(pk=viewer.encounter_id)
+        names = screens.hidden_names(State.from_dict(enc.state))
+    return answer(request, viewer, notice=_notice(result, viewer, names), back=back)
+
+
+# --- accounts -----------------------------------------------------------------------------
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return render(request, "combat/landing.html")
+    rows = []
+    for e in Encounter.objects.filter(owner=request.user):
+        rs = rulesets().get(e.ruleset)
+        rows.append(
+            {
+                "pk": e.pk,
+                "name": e.name,
+                "ruleset_name": rs.name if rs else e.ruleset,
+                "phase_label": screens.PHASES.get(e.state.get("phase", ""), ""),
+                "updated": e.updated,
+            }
+        )
+    return render(request, "combat/encounters.html", {"encounters": rows})
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = forms.SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        messages.success(request, f"Welcome, {user.get_username()}. Create your first encounter.")
+        return redirect("home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_tokens(request: UserHttpRequest) -> HttpResponse:
+    new_token = ""
+    if request.method == "POST":
+        if request.POST.get("delete"):
+            ApiToken.objects.filter(user=request.user, pk=request.POST["delete"]).delete()
+        else:
+            _, new_token = ApiToken.issue(
+                request.user, (request.POST.get("name") or "API token")[:80]
+            )
+    tokens = ApiToken.objects.filter(user=request.user).order_by("-created")
+    return render(request, "combat/api_tokens.html", {"tokens": tokens, "new_token": new_token})
+
+
+# --- encounters ---------------------------------------------------------------------------
+
+
+def _settings_rows(key: str) -> list[dict[str, Any]]:
+    rs = get_ruleset(key)
+    return [
+        {
+            "key": s.key,
+            "label": s.label,
+            "kind": s.kind,
+            "value": s.default,
+            "min": s.min,
+            "max": s.max,
+            "choices": list(s.choices),
+            "help": s.help,
+            "per_combatant": s.per_combatant,
+        }
+        for s in rs.all_settings()
+    ]
+
+
+def _new_context(key: str, name: str = "") -> dict[str, Any]:
+    return {
+        "rulesets": [{"key": k, "name": r.name} for k, r in rulesets().items()],
+        "ruleset": {"key": key, "name": get_ruleset(key).name},
+        "settings": _settings_rows(key),
+        "name": name,
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def encounter_new(request: HtmxHttpRequest) -> HttpResponse:
+    default = next(iter(rulesets()))
+    if request.method == "GET":
+        return render(request, "combat/encounter_new.html", _new_context(default))
+    key = request.POST.get("ruleset", default)
+    name = (request.POST.get("name") or "").strip()
+    if key not in rulesets():
+        messages.error(request, f"There is no ruleset {key!r}.")
+        return render(request, "combat/encounter_new.html", _new_context(default, name))
+    made = services.create_encounter(
+        request.user, name, key, forms.encounter_settings(request.POST, key)
+    )
+    if isinstance(made, Refusal):
+        messages.error(request, made.message)
+        return render(request, "combat/encounter_new.html", _new_context(key, name))
+    messages.success(request, f"{made.name} is ready: add combatants and share the links.")
+    return redirect("gm_console", made.pk)
+
+
+@login_required
+@require_GET
+def ruleset_settings(request: HttpRequest) -> HttpResponse:
+    key = request.GET.get("ruleset", "")
+    if key not in rulesets():
+        key = next(iter(rulesets()))
+    return render(request, "combat/encounter_new.html#settings", _new_context(key))
+
+
+# --- the GM console -----------------------------------------------------------------------
+
+
+def combatant_form_context(enc: Encounter, state: State, cid: str | None) -> dict[str, Any]:
+    """Values for the add/edit form: the combatant's (or blank), its stats and its seat."""
+    rs = get_ruleset(state.ruleset)
+    c = state.combatants.get(cid) if cid else None
+    seats = [{"id": s.pk, "name": s.name} for s in enc.seats.filter(revoked=False)]
+    seat_id = next((s.pk for s in enc.seats.filter(revoked=False) if cid and s.controls(cid)), None)
+    stats = dict(c.stats) if c else {}
+    rows = [
+        {"name": k, "dice": v.get("dice", ""), "bonus": v.get("bonus", 0)} for k, v in stats.items()
+    ]
+    rows += [{"name": n, "dice": "", "bonus": 0} for n in screens.STANDARD_STATS if n not in stats]
+    rows += [{"name": "", "dice": "", "bonus": 0} for _ in range(2)]
+    per = [
+        {
+            "key": s.key,
+            "label": s.label,
+            "kind": s.kind,
+            "default": state.settings.get(s.key, s.default),
+            "value": c.mods.get(s.key) if c else None,
+            "min": s.min,
+            "max": s.max,
+            "help": s.help,
+        }
+        for s in rs.all_settings()
+        if s.per_combatant
+    ]
+    values: dict[str, Any] = {
+        "name": "",
+        "side": "npc",
+        "hp": None,
+        "initiative_bonus": 0,
+        "initiative": None,
+        "group": "",
+        "hidden": False,
+        "grit": None,
+        "notes": "",
+    }
+    if c is not None:
+        values = {
+            "name": c.name,
+            "side": c.side,
+            "hp": c.max_hp,
+            "initiative_bonus": c.initiative_bonus,
+            "initiative": c.initiative,
+            "group": state.groups[c.group].name if c.group and c.group in state.groups else "",
+            "hidden": c.hidden,
+            "grit": c.res.get("grit"),
+            "notes": c.notes,
+        }
+    return {
+        "mode": "edit" if c else "add",
+        "action_url": reverse("combatant_edit", args=[enc.pk, cid])
+        if c
+        else reverse("combatant_add", args=[enc.pk]),
+        "close_url": reverse("combatant_editor_close", args=[enc.pk]),
+        "values": values,
+        "stat_rows": rows[: forms.MAX_STAT_ROWS],
+        "per_settings": per,
+        "seats": seats,
+        "seat_id": seat_id,
+    }
+
+
+def _console(
+    request: HttpRequest, enc: Encounter, cf: dict[str, Any] | None = None
+) -> HttpResponse:
+    state = screens.load_state(enc)
+    ctx = screens.gm_context(enc, state)
+    ctx["add_cf"] = combatant_form_context(enc, state, None)
+    ctx["cf"] = cf
+    return render(request, "combat/gm.html", ctx)
+
+
+@login_required
+@require_GET
+def gm_console(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    return _console(request, enc)
+
+
+@login_required
+@require_POST
+def gm_command(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    viewer = gm_viewer(enc)
+    result = services.run_command(enc.pk, viewer, forms.command_from_post(request.POST))
+    return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
+
+
+def _seat_choice(enc: Encounter, raw: str | None) -> int | None:
+    if not raw:
+        return None
+    try:
+        seat_id = int(raw)
+    except ValueError:
+        return None
+    return seat_id if enc.seats.filter(pk=seat_id, revoked=False).exists() else None
+
+
+@login_required
+@require_POST
+def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    viewer = gm_viewer(enc)
+    command = {"type": "add_combatant", **forms.combatant_fields(request.POST, enc.ruleset)}
+    result = services.run_command(enc.pk, viewer, command)
+    seat_id = _seat_choice(enc, request.POST.get("seat"))
+    if result.ok and seat_id:
+        cid = next(e["data"]["id"] for e in result.events if e["kind"] == "combatant_added")
+        services.assign_combatant(enc.pk, cid, seat_id)
+    back = reverse("gm_console", args=[enc.pk])
+    if not result.ok:
+        return answer(request, viewer, refusal=result.refusal, back=back)
+    fresh = _add_form_oob(enc, add_open=True)
+    return answer(request, viewer, notice=_notice(result, viewer, []), back=back, extra=fresh)
+
+
+def _changed_fields(state: State, cid: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """Only what the GM changed: resending max HP would heal, resending initiative re-sorts."""
+    c = state.combatants[cid]
+    group = state.groups[c.group].name if c.group and c.group in state.groups else ""
+    current: dict[str, Any] = {
+        "name": c.name,
+        "side": c.side,
+        "notes": c.notes,
+        "initiative_bonus": c.initiative_bonus,
+        "initiative": c.initiative,
+        "hp": c.max_hp,
+        "group": group,
+        "hidden": c.hidden,
+        "grit": c.res.get("grit"),
+    }
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        if key == "stats":
+            stats = {
+                k: v
+                for k, v in value.items()
+                if c.stats.get(k) != {"dice": v["dice"], "bonus": _int(v["bonus"])}
+            }
+            if stats:
+                out["stats"] = stats
+            continue
+        if key == "hidden":
+            if (str(value) in ("1", "true", "on")) != c.hidden:
+                out[key] = value
+            continue
+        old = current.get(key, c.mods.get(key))
+        if str(value).strip() != ("" if old is None else str(old)):
+            out[key] = value
+    return out
+
+
+def _int(raw: Any) -> Any:
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return raw
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def combatant_edit(request: HtmxHttpRequest, encounter_id: int, cid: str) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    state = screens.load_state(enc)
+    if cid not in state.combatants:
+        raise Http404("No such combatant.")
+    if request.method == "GET":
+        cf = combatant_form_context(enc, state, cid)
+        if request.htmx:
+            return render(request, "combat/gm.html#editor", {"cf": cf, "enc": enc})
+        return _console(request, enc, cf)
+    viewer = gm_viewer(enc)
+    back = reverse("gm_console", args=[enc.pk])
+    changed = _changed_fields(state, cid, forms.combatant_fields(request.POST, enc.ruleset))
+    result = None
+    if changed:
+        result = services.run_command(
+            enc.pk, viewer, {"type": "update_combatant", "actor": cid, **changed}
+        )
+        if not result.ok:
+            return answer(request, viewer, refusal=result.refusal, back=back)
+    seat_id = _seat_choice(enc, request.POST.get("seat"))
+    services.assign_combatant(enc.pk, cid, seat_id)
+    closed = render_to_string("combat/gm.html#editor", {"cf": None, "enc": enc, "oob": True})
+    notice = _notice(result, viewer, []) if result else "Saved."
+    return answer(request, viewer, notice=notice, back=back, extra=closed)
+
+
+@login_required
+@require_GET
+def combatant_editor_close(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    return render(request, "combat/gm.html#editor", {"cf": None, "enc": enc})
+
+
+def copy_name(state: State, name: str) -> str:
+    """ "Goblin" → "Goblin 2", "Goblin 2" → "Goblin 3": the next free number."""
+    base = re.sub(r"\s+\d+$", "", name)
+    taken = {c.name for c in state.combatants.values()}
+    n = 2
+    while f"{base} {n}" in taken:
+        n += 1
+    return f"{base} {n}"
+
+
+@login_required
+@require_POST
+def combatant_duplicate(request: HtmxHttpRequest, encounter_id: int, cid: str) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    state = screens.load_state(enc)
+    c = state.combatants.get(cid)
+    if c is None:
+        raise Http404("No such combatant.")
+    rs = get_ruleset(state.ruleset)
+    command: dict[str, Any] = {
+        "type": "add_combatant",
+        "name": copy_name(state, c.name),
+        "side": c.side,
+        "initiative_bonus": c.initiative_bonus,
+        "hidden": c.hidden,
+        "notes": c.notes,
+        "stats": c.stats,
+        "group": state.groups[c.group].name if c.group and c.group in state.groups else "",
+    }
+    if c.max_hp is not None:
+        command["hp"] = c.max_hp
+    if "grit" in c.res:
+        command["grit"] = c.res["grit"]
+    for s in rs.all_settings():
+        if s.per_combatant and s.key in c.mods:
+            command[s.key] = c.mods[s.key]
+    viewer = gm_viewer(enc)
+    result = services.run_command(enc.pk, viewer, command)
+    return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
+
+
+# --- seats and links ----------------------------------------------------------------------
+
+
+def _add_form_oob(enc: Encounter, *, add_open: bool = False) -> str:
+    """A fresh add-combatant form (its seat list changes with the seats)."""
+    state = screens.load_state(enc)
+    ctx = {
+        "enc": enc,
+        "oob": True,
+        "add_cf": combatant_form_context(enc, state, None),
+        "has_combatants": bool(state.combatants),
+        "add_open": add_open,
+    }
+    return render_to_string("combat/gm.html#add_form", ctx)
+
+
+def _seat_form_oob(enc: Encounter) -> str:
+    return render_to_string("combat/gm.html#seat_form", {"enc": enc, "oob": True})
+
+
+@login_required
+@require_POST
+def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    form = forms.SeatForm(request.POST)
+    back = reverse("gm_console", args=[enc.pk])
+    if not form.is_valid():
+        return answer(
+            request,
+            gm_viewer(enc),
+            refusal=Refusal("bad_option", "A seat needs a name."),
+            back=back,
+        )
+    seat = services.create_seat(enc.pk, form.cleaned_data["name"])
+    notice = f"Seat {seat.name} created: share {reverse('player', args=[seat.token])}"
+    return answer(
+        request,
+        gm_viewer(enc),
+        notice=notice,
+        back=back,
+        extra=_add_form_oob(enc) + _seat_form_oob(enc),
+    )
+
+
+@login_required
+@require_POST
+def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    services.revoke_seat(enc.pk, seat_id)
+    back = reverse("gm_console", args=[enc.pk])
+    return answer(
+        request,
+        gm_viewer(enc),
+        notice="Seat revoked: its link no longer works.",
+        back=back,
+        extra=_add_form_oob(enc),
+    )
+
+
+@login_required
+@require_POST
+def seat_regenerate(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    seat = services.regenerate_seat(enc.pk, seat_id)
+    if seat is None:
+        raise Http404("No such seat.")
+    back = reverse("gm_console", args=[enc.pk])
+    return answer(
+        request,
+        gm_viewer(enc),
+        notice=f"New link for {seat.name}; the old one is dead.",
+        back=back,
+        extra=_add_form_oob(enc),
+    )
+
+
+@login_required
+@require_POST
+def spectator_link(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    enabled = request.POST.get("do") != "disable"
+    services.set_spectator_link(enc.pk, enabled)
+    notice = "New spectator link; the old one is dead." if enabled else "Spectator link turned off."
+    return answer(request, gm_viewer(enc), notice=notice, back=reverse("gm_console", args=[enc.pk]))
+
+
+@login_required
+@require_GET
+def log_download(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    entries = [
+        {
+            "seq": e.seq,
+            "version": e.version,
+            "kind": e.kind,
+            "by": e.by,
+            "seat": e.seat.name if e.seat else None,
+            "command": e.command,
+            "events": e.events,
+            "undone": e.undone,
+            "created": e.created.isoformat(),
+        }
+        for e in enc.log.select_related("seat").order_by("seq")
+    ]
+    body = {
+        "encounter": {
+            "id": enc.pk,
+            "name": enc.name,
+            "ruleset": enc.ruleset,
+            "version": enc.version,
+        },
+        "log": entries,
+    }
+    response = JsonResponse(body, json_dumps_params={"indent": 2})
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", enc.name).strip("-") or "encounter"
+    response["Content-Disposition"] = f'attachment; filename="{slug}-log.json"'
+    return response
+
+
+# --- players and spectators ---------------------------------------------------------------
+
+
+@require_GET
+def player(request: HttpRequest, token: str) -> HttpResponse:
+    seat = seat_by_token(token)
+    ctx = screens.player_context(seat.encounter, seat)
+    return render(request, "combat/player.html", {**ctx, "hide_login": True})
+
+
+@require_POST
+def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
+    if request.htmx and not Seat.objects.filter(token=token, revoked=False).exists():
+        # htmx shows 4xx answers: a sentence in the flash region, not a whole error page.
+        gone = Refusal("gone", "This link no longer works: ask the GM for the new one.")
+        flash = render_to_string("combat/components/flash.html", {"refusal": gone})
+        return HttpResponse(flash, status=404)
+    seat = seat_by_token(token)
+    viewer = seat_viewer(seat)
+    result = services.run_command(seat.encounter_id, viewer, forms.command_from_post(request.POST))
+    return answer_result(request, viewer, result, reverse("player", args=[token]))
+
+
+@require_GET
+def spectator(request: HttpRequest, token: str) -> HttpResponse:
+    enc = encounter_by_spectator_token(token)
+    ctx = screens.public_context(enc)
+    return render(request, "combat/spectator.html", {**ctx, "hide_login": True})

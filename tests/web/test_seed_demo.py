@@ -1,0 +1,58 @@
+"""`manage.py seed_demo`: a demo GM and one demo encounter per ruleset, idempotent."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+from combat.models import Encounter, Seat
+from combat.rules import rulesets
+
+pytestmark = pytest.mark.django_db
+
+
+def seed(monkeypatch: pytest.MonkeyPatch, port: str = "8765") -> str:
+    monkeypatch.setenv("PORT", port)
+    out = io.StringIO()
+    call_command("seed_demo", stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_creates_a_table_per_ruleset_and_prints_the_links(monkeypatch, settings):
+    settings.DEBUG = True
+    text = seed(monkeypatch)
+    assert "http://127.0.0.1:8765/accounts/login/" in text and "demo-gm" in text
+    assert Encounter.objects.count() == len(rulesets())
+    for enc in Encounter.objects.all():
+        assert enc.seats.count() == 2
+        hidden = [c for c in enc.state["combatants"].values() if c["hidden"]]
+        assert len(hidden) == 1
+        assert f"http://127.0.0.1:8765/enc/{enc.pk}/" in text
+        assert f"http://127.0.0.1:8765/s/{enc.spectator_token}/" in text
+    links = re.findall(r"http://127\.0\.0\.1:8765(/p/[^/\s]+/)", text)
+    assert len(links) == 2 * len(rulesets())
+    assert Client().get(links[0]).status_code == 200
+    gm = Client()
+    assert gm.login(username="gm", password="demo-gm")
+
+
+def test_seed_demo_twice_changes_nothing(monkeypatch, settings):
+    settings.DEBUG = True
+    first = seed(monkeypatch)
+    second = seed(monkeypatch)
+    assert first == second
+    assert Encounter.objects.count() == len(rulesets())
+    assert Seat.objects.count() == 2 * len(rulesets())
+    assert get_user_model().objects.filter(username="gm").count() == 1
+
+
+def test_seed_demo_without_debug_never_uses_the_known_password(monkeypatch, settings):
+    settings.DEBUG = False
+    text = seed(monkeypatch)
+    assert "demo-gm" not in text
+    assert not get_user_model().objects.get(username="gm").check_password("demo-gm")
