@@ -29,7 +29,7 @@ from .events import Events
 from .refusal import Refused, refuse
 from .state import Combatant, Effect, Encounter, Window
 
-# --- the ladder as data -------------------------------------------------------------------
+# --- the ladder as data ---------------------------------------------------------------
 
 STEPS = ("bonus", "half", "one", "one_half", "full")
 STEP_COST: dict[str, tuple[int, int]] = {  # (effort half-steps, Bonus Actions)
@@ -62,7 +62,7 @@ PACE_TABLE: dict[str, dict[str, str]] = {
 MOVEMENT = ("step", "walk", "run", "sprint", "climb", "crawl", "swim", "jump")
 DEFENCE_REACTIONS = ("dodge", "parry", "block")
 
-# --- options ------------------------------------------------------------------------------
+# --- options --------------------------------------------------------------------------
 
 PACE = Option("pace", "Pace (Slow or Quicken)", kind="choice", choices=PACES, default="standard")
 LEAVE = Option("leave", "Leave melee reach", kind="bool", default=True)
@@ -566,7 +566,7 @@ ACTIONS = (
 )
 
 
-# --- small helpers ------------------------------------------------------------------------
+# --- small helpers --------------------------------------------------------------------
 
 
 def effort_label(n: int) -> str:
@@ -688,7 +688,7 @@ def rng_of(ev: Events) -> random.Random:
     return rng
 
 
-# --- the ruleset --------------------------------------------------------------------------
+# --- the ruleset ----------------------------------------------------------------------
 
 
 class ActionLadder(Ruleset):

@@ -19,55 +19,140 @@ from .state import Combatant, Effect, Encounter, Window
 EMPOWER_ROLL = Option("to_hit", "Extra AP on the roll (+1 each)", min=0, max=20, default=0)
 EMPOWER_DAMAGE = Option("damage", "Extra AP on damage (+2 each)", min=0, max=20, default=0)
 RANGED = Option("ranged", "Ranged", kind="bool", default=False)
-SPELL_DEFENCE = Option("defence", "Defence it tests", kind="choice", choices=DEFENCES,
-                       default="mental")
+SPELL_DEFENCE = Option(
+    "defence", "Defence it tests", kind="choice", choices=DEFENCES, default="mental"
+)
 WHAT = Option("text", "What happens", kind="text")
 
 ACTIONS = (
-    ActionDef("basic_attack", "Basic Attack", 1, "attack",
-              "A normal melee or ranged attack.", effect="attack", attack=True,
-              options=(TARGET, RANGED), extra={"needs": ("attack", "damage")}),
-    ActionDef("empowered_attack", "Empowered Attack", 1, "attack",
-              "A Basic Attack with extra AP, each giving +1 to hit or +2 damage, "
-              "chosen before the roll.", effect="attack", attack=True,
-              options=(TARGET, RANGED, EMPOWER_ROLL, EMPOWER_DAMAGE),
-              extra={"needs": ("attack", "damage"), "empowered": True}),
-    ActionDef("cast_spell", "Cast a Spell", 2, "magic",
-              "Cast any spell, whatever its level.", effect="spell", attack=True, spell=True,
-              options=(TARGET, SPELL_DEFENCE, WHAT), extra={"needs": ("spell",)}),
-    ActionDef("empowered_spell", "Spell Empowerment", 2, "magic",
-              "Cast a spell with extra AP, each giving +1 to the spell roll or +2 damage, "
-              "chosen before the roll.", effect="spell", attack=True, spell=True,
-              options=(TARGET, SPELL_DEFENCE, EMPOWER_ROLL, EMPOWER_DAMAGE, WHAT),
-              extra={"needs": ("spell",), "empowered": True}),
-    ActionDef("defensive_stance", "Defensive Stance", 1, "defence",
-              "+1 to one defence (melee, ranged or mental) until the start of your next "
-              "turn; buy it again to stack or to cover another defence.", effect="stance",
-              options=(Option("defence", "Defence", kind="choice", choices=DEFENCES,
-                              default="melee", required=True),
-                       Option("count", "Purchases", min=1, max=20, default=1))),
-    ActionDef("move", "Move", 1, "movement",
-              "Move up to your full speed (walk, swim or fly). Leaving an enemy's reach "
-              "without Disengage provokes an Opportunity Attack.", effect="move",
-              options=(Option("leave", "Leave melee reach", kind="bool", default=True),
-                       Option("mode", "How", kind="choice", choices=("walk", "swim", "fly"),
-                              default="walk"))),
-    ActionDef("disengage", "Disengage", 2, "movement",
-              "Withdraw from melee up to your speed; no move this turn provokes an "
-              "Opportunity Attack.", effect="disengage"),
-    ActionDef("quick_utility", "Quick Utility", 1, "utility",
-              "Drink a potion, draw, throw or stow a weapon, open a door, swap an item, "
-              "shout a command.", options=(TARGET, WHAT)),
-    ActionDef("complex_utility", "Complex Utility", 2, "utility",
-              "Use a skill in combat (disable a trap, taunt, recall a weakness) or another "
-              "lengthy interaction.", options=(TARGET, WHAT)),
-    ActionDef("opportunity_attack", "Opportunity Attack", 0, "reaction",
-              "When an enemy leaves your melee reach without Disengage: one Basic Attack at "
-              "0 AP, using your Reaction.", effect="attack", timing=REACTION, reaction=True,
-              extra={"needs": ("attack", "damage")}),
-    ActionDef("reaction", "Other Reaction", 0, "reaction",
-              "A parry, an intercept or a feature's reaction, when its trigger happens: "
-              "uses your Reaction.", timing=ANY_TIME, reaction=True, options=(TARGET, WHAT)),
+    ActionDef(
+        "basic_attack",
+        "Basic Attack",
+        1,
+        "attack",
+        "A normal melee or ranged attack.",
+        effect="attack",
+        attack=True,
+        options=(TARGET, RANGED),
+        extra={"needs": ("attack", "damage")},
+    ),
+    ActionDef(
+        "empowered_attack",
+        "Empowered Attack",
+        1,
+        "attack",
+        "A Basic Attack with extra AP, each giving +1 to hit or +2 damage, chosen before the roll.",
+        effect="attack",
+        attack=True,
+        options=(TARGET, RANGED, EMPOWER_ROLL, EMPOWER_DAMAGE),
+        extra={"needs": ("attack", "damage"), "empowered": True},
+    ),
+    ActionDef(
+        "cast_spell",
+        "Cast a Spell",
+        2,
+        "magic",
+        "Cast any spell, whatever its level.",
+        effect="spell",
+        attack=True,
+        spell=True,
+        options=(TARGET, SPELL_DEFENCE, WHAT),
+        extra={"needs": ("spell",)},
+    ),
+    ActionDef(
+        "empowered_spell",
+        "Spell Empowerment",
+        2,
+        "magic",
+        "Cast a spell with extra AP, each giving +1 to the spell roll or +2 damage, "
+        "chosen before the roll.",
+        effect="spell",
+        attack=True,
+        spell=True,
+        options=(TARGET, SPELL_DEFENCE, EMPOWER_ROLL, EMPOWER_DAMAGE, WHAT),
+        extra={"needs": ("spell",), "empowered": True},
+    ),
+    ActionDef(
+        "defensive_stance",
+        "Defensive Stance",
+        1,
+        "defence",
+        "+1 to one defence (melee, ranged or mental) until the start of your next "
+        "turn; buy it again to stack or to cover another defence.",
+        effect="stance",
+        options=(
+            Option(
+                "defence",
+                "Defence",
+                kind="choice",
+                choices=DEFENCES,
+                default="melee",
+                required=True,
+            ),
+            Option("count", "Purchases", min=1, max=20, default=1),
+        ),
+    ),
+    ActionDef(
+        "move",
+        "Move",
+        1,
+        "movement",
+        "Move up to your full speed (walk, swim or fly). Leaving an enemy's reach "
+        "without Disengage provokes an Opportunity Attack.",
+        effect="move",
+        options=(
+            Option("leave", "Leave melee reach", kind="bool", default=True),
+            Option("mode", "How", kind="choice", choices=("walk", "swim", "fly"), default="walk"),
+        ),
+    ),
+    ActionDef(
+        "disengage",
+        "Disengage",
+        2,
+        "movement",
+        "Withdraw from melee up to your speed; no move this turn provokes an Opportunity Attack.",
+        effect="disengage",
+    ),
+    ActionDef(
+        "quick_utility",
+        "Quick Utility",
+        1,
+        "utility",
+        "Drink a potion, draw, throw or stow a weapon, open a door, swap an item, shout a command.",
+        options=(TARGET, WHAT),
+    ),
+    ActionDef(
+        "complex_utility",
+        "Complex Utility",
+        2,
+        "utility",
+        "Use a skill in combat (disable a trap, taunt, recall a weakness) or another "
+        "lengthy interaction.",
+        options=(TARGET, WHAT),
+    ),
+    ActionDef(
+        "opportunity_attack",
+        "Opportunity Attack",
+        0,
+        "reaction",
+        "When an enemy leaves your melee reach without Disengage: one Basic Attack at "
+        "0 AP, using your Reaction.",
+        effect="attack",
+        timing=REACTION,
+        reaction=True,
+        extra={"needs": ("attack", "damage")},
+    ),
+    ActionDef(
+        "reaction",
+        "Other Reaction",
+        0,
+        "reaction",
+        "A parry, an intercept or a feature's reaction, when its trigger happens: "
+        "uses your Reaction.",
+        timing=ANY_TIME,
+        reaction=True,
+        options=(TARGET, WHAT),
+    ),
 )
 
 
@@ -77,13 +162,32 @@ class ActionPoints(Ruleset):
     currency = "AP"
     actions = ACTIONS
     settings = (
-        Setting("ap_pool", "AP per turn", 3, min=0, max=20, per_combatant=True,
-                help="Filled at the start of the combatant's turn; unspent AP is lost at its end."),
-        Setting("attacks_per_turn", "Attacks or spells per turn", 1, min=0, max=10,
-                per_combatant=True,
-                help="Basic Attack, Empowered Attack and Cast a Spell share this limit."),
-        Setting("opportunity_attacks_per_round", "Opportunity Attacks per round", 1, min=0,
-                max=10, per_combatant=True),
+        Setting(
+            "ap_pool",
+            "AP per turn",
+            3,
+            min=0,
+            max=20,
+            per_combatant=True,
+            help="Filled at the start of the combatant's turn; unspent AP is lost at its end.",
+        ),
+        Setting(
+            "attacks_per_turn",
+            "Attacks or spells per turn",
+            1,
+            min=0,
+            max=10,
+            per_combatant=True,
+            help="Basic Attack, Empowered Attack and Cast a Spell share this limit.",
+        ),
+        Setting(
+            "opportunity_attacks_per_round",
+            "Opportunity Attacks per round",
+            1,
+            min=0,
+            max=10,
+            per_combatant=True,
+        ),
     )
 
     # --- resources ---------------------------------------------------------------------
@@ -100,11 +204,22 @@ class ActionPoints(Ruleset):
     def resources(self, enc: Encounter, c: Combatant) -> list[dict[str, Any]]:
         ap, top = c.res.get("ap", 0), c.res.get("ap_max", 0)
         return [
-            {"key": "ap", "label": "AP", "value": ap, "max": top, "kind": "pips",
-             "text": f"AP {ap} of {top}"},
-            {"key": "reaction", "label": "Reaction", "value": int(c.reaction), "max": 1,
-             "kind": "toggle",
-             "text": "Reaction available" if c.reaction else "Reaction used"},
+            {
+                "key": "ap",
+                "label": "AP",
+                "value": ap,
+                "max": top,
+                "kind": "pips",
+                "text": f"AP {ap} of {top}",
+            },
+            {
+                "key": "reaction",
+                "label": "Reaction",
+                "value": int(c.reaction),
+                "max": 1,
+                "kind": "toggle",
+                "text": "Reaction available" if c.reaction else "Reaction used",
+            },
         ]
 
     def cost_label(self, a: ActionDef) -> str:
@@ -125,8 +240,11 @@ class ActionPoints(Ruleset):
         lost = c.res.get("ap", 0)
         c.res["ap"] = 0
         if lost:
-            ev.add("ap_lost", f"{c.name}'s {lost} unspent AP {'is' if lost == 1 else 'are'} lost.",
-                   actor=c.id)
+            ev.add(
+                "ap_lost",
+                f"{c.name}'s {lost} unspent AP {'is' if lost == 1 else 'are'} lost.",
+                actor=c.id,
+            )
 
     # --- costs and limits ----------------------------------------------------------------
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
@@ -140,7 +258,9 @@ class ActionPoints(Ruleset):
             cost *= int(opts.get("count") or 1)
         return cost
 
-    def check_limits(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+    def check_limits(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> None:
         super().check_limits(enc, c, a, opts)
         if a.attack:
             allowed = int(self.setting(enc, "attacks_per_turn", c))
@@ -160,20 +280,20 @@ class ActionPoints(Ruleset):
                     f"{a.name} needs at least 1 extra AP, declared before the roll on the "
                     "roll or on damage.",
                 )
-        if a.reaction:
-            if not c.reaction:
-                raise refuse(
-                    "reaction_used",
-                    f"{c.name} has already used its Reaction; it returns at the start of "
-                    f"{c.name}'s next turn.",
-                )
+        if a.reaction and not c.reaction:
+            raise refuse(
+                "reaction_used",
+                f"{c.name} has already used its Reaction; it returns at the start of "
+                f"{c.name}'s next turn.",
+            )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         cost = self.price(enc, c, a, opts)
         have = c.res.get("ap", 0)
         if cost > have:
-            raise refuse("not_enough_ap",
-                         f"Not enough AP: {a.name} costs {cost}, {c.name} has {have}.")
+            raise refuse(
+                "not_enough_ap", f"Not enough AP: {a.name} costs {cost}, {c.name} has {have}."
+            )
 
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         c.res["ap"] -= self.price(enc, c, a, opts)
@@ -188,10 +308,18 @@ class ActionPoints(Ruleset):
         extra = f" (+{to_hit} to hit, +{2 * dmg_ap} damage)" if (to_hit or dmg_ap) else ""
         cost = self.price(enc, c, a, opts)
         self.attack_roll(
-            enc, c, opts.get("target"), rng, ev,
-            label=f"{a.name}{extra} for {cost} AP", stat="attack", to_hit=to_hit,
-            damage_stat="damage", damage_bonus=2 * dmg_ap,
-            defence="ranged" if ranged else "melee", melee=not ranged,
+            enc,
+            c,
+            opts.get("target"),
+            rng,
+            ev,
+            label=f"{a.name}{extra} for {cost} AP",
+            stat="attack",
+            to_hit=to_hit,
+            damage_stat="damage",
+            damage_bonus=2 * dmg_ap,
+            defence="ranged" if ranged else "melee",
+            melee=not ranged,
         )
 
     def do_spell(self, enc, c, a, opts, rng, ev) -> None:
@@ -205,26 +333,53 @@ class ActionPoints(Ruleset):
             r = roll_stat(c, "spell", to_hit, rng, a.name)
             target = opts.get("target")
             on = f" on {enc.name_of(target)}" if target else ""
-            ev.add("spell", f"{c.name}: {label}{on}, spell roll {r.total}.", actor=c.id,
-                   involved=(target,), rolls=(r,))
+            ev.add(
+                "spell",
+                f"{c.name}: {label}{on}, spell roll {r.total}.",
+                actor=c.id,
+                involved=(target,),
+                rolls=(r,),
+            )
             return
         self.attack_roll(
-            enc, c, opts.get("target"), rng, ev,
-            label=label, stat="spell", to_hit=to_hit, damage_stat="spell_damage",
-            damage_bonus=2 * dmg_ap, defence=str(opts.get("defence") or "mental"), melee=False,
+            enc,
+            c,
+            opts.get("target"),
+            rng,
+            ev,
+            label=label,
+            stat="spell",
+            to_hit=to_hit,
+            damage_stat="spell_damage",
+            damage_bonus=2 * dmg_ap,
+            defence=str(opts.get("defence") or "mental"),
+            melee=False,
         )
 
     def do_stance(self, enc, c, a, opts, rng, ev) -> None:
         defence = str(opts["defence"])
         count = int(opts.get("count") or 1)
-        add_effect(c, Effect(
-            "Defensive Stance", "turn_start", c.id, {"defence": defence, "bonus": count},
-            f"+{count} {defence} defence",
-        ))
-        total = sum(int(e.detail.get("bonus", 0)) for e in c.effects
-                    if e.name == "Defensive Stance" and e.detail.get("defence") == defence)
-        ev.add("stance", f"{c.name} takes a Defensive Stance for {count} AP: +{count} to "
-               f"{defence} defence (now +{total}) until the start of its next turn.", actor=c.id)
+        add_effect(
+            c,
+            Effect(
+                "Defensive Stance",
+                "turn_start",
+                c.id,
+                {"defence": defence, "bonus": count},
+                f"+{count} {defence} defence",
+            ),
+        )
+        total = sum(
+            int(e.detail.get("bonus", 0))
+            for e in c.effects
+            if e.name == "Defensive Stance" and e.detail.get("defence") == defence
+        )
+        ev.add(
+            "stance",
+            f"{c.name} takes a Defensive Stance for {count} AP: +{count} to "
+            f"{defence} defence (now +{total}) until the start of its next turn.",
+            actor=c.id,
+        )
 
     def do_move(self, enc, c, a, opts, rng, ev) -> None:
         mode = opts.get("mode") or "walk"
@@ -232,13 +387,15 @@ class ActionPoints(Ruleset):
         ev.add("move", f"{c.name} moves ({mode}, 1 AP).", actor=c.id)
         if leave and c.engaged:
             protected = bool(c.turn.get("disengaged"))
-            self.leave_reach(enc, c, provokes=not protected, ev=ev,
-                             reason="Disengaged this turn")
+            self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengaged this turn")
 
     def do_disengage(self, enc, c, a, opts, rng, ev) -> None:
         c.turn["disengaged"] = True
-        ev.add("move", f"{c.name} Disengages (2 AP): no move this turn provokes an "
-               "Opportunity Attack.", actor=c.id)
+        ev.add(
+            "move",
+            f"{c.name} Disengages (2 AP): no move this turn provokes an Opportunity Attack.",
+            actor=c.id,
+        )
         self.leave_reach(enc, c, provokes=False, ev=ev, reason="Disengage")
 
     # --- reactions -------------------------------------------------------------------------
@@ -261,9 +418,16 @@ class ActionPoints(Ruleset):
         c.reaction = False
         c.round["opportunity_attack"] = c.round.get("opportunity_attack", 0) + 1
         self.attack_roll(
-            enc, c, target.id, rng, ev, label="Opportunity Attack (Reaction, 0 AP)",
-            stat="attack", to_hit=0, damage_stat="damage", damage_bonus=0,
-            defence="melee", melee=False,
+            enc,
+            c,
+            target.id,
+            rng,
+            ev,
+            label="Opportunity Attack (Reaction, 0 AP)",
+            stat="attack",
+            to_hit=0,
+            damage_stat="damage",
+            damage_bonus=0,
+            defence="melee",
+            melee=False,
         )
-
-

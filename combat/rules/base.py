@@ -124,7 +124,9 @@ class Ruleset:
     def off_turn(self, enc: Encounter, c: Combatant) -> bool:
         return enc.turn != c.id
 
-    def check_timing(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+    def check_timing(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> None:
         if enc.phase != "combat":
             raise refuse("not_in_combat", "Combat has not started: actions are taken in combat.")
         if c.defeated:
@@ -132,15 +134,17 @@ class Ruleset:
         if a.timing == REACTION:
             raise refuse(
                 "reaction_only",
-                f"{a.name} is a reaction: it is taken when something triggers it, not as an action.",
+                f"{a.name} is a reaction: it is taken when something triggers it, "
+                "not as an action.",
             )
-        if self.off_turn(enc, c):
-            if a.timing != ANY_TIME or not self.interrupts_allowed(enc, c, a):
-                raise refuse(
-                    "not_your_turn",
-                    f"It is {enc.name_of(enc.turn)}'s turn: {c.name} can take {a.name} "
-                    "only on its own turn.",
-                )
+        if self.off_turn(enc, c) and (
+            a.timing != ANY_TIME or not self.interrupts_allowed(enc, c, a)
+        ):
+            raise refuse(
+                "not_your_turn",
+                f"It is {enc.public_name(enc.turn)}'s turn: {c.name} can take {a.name} "
+                "only on its own turn.",
+            )
         waiting = [w for w in enc.pending if w.trigger == c.id]
         if waiting and not self.off_turn(enc, c):
             who = ", ".join(enc.name_of(w.reactor) for w in waiting)
@@ -152,7 +156,9 @@ class Ruleset:
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
         return False
 
-    def check_limits(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+    def check_limits(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> None:
         if a.limit == "once_per_round" and c.round.get(a.key):
             raise refuse("once_per_round", f"{a.name} can be used only once per round.")
         if a.limit == "once_per_turn" and c.turn.get(a.key):
@@ -284,8 +290,9 @@ class Ruleset:
         c.engaged = []
         if left and not provokes and reason:
             names = ", ".join(enc.name_of(i) for i in left)
-            ev.add("move", f"{c.name} leaves {names}'s reach without provoking ({reason}).",
-                   actor=c.id)
+            ev.add(
+                "move", f"{c.name} leaves {names}'s reach without provoking ({reason}).", actor=c.id
+            )
 
     # --- attacks (shared) ---------------------------------------------------------------
     def attack_roll(
@@ -362,7 +369,7 @@ class Ruleset:
         return False
 
 
-# --- helpers used by the rulesets ---------------------------------------------------------
+# --- helpers used by the rulesets -----------------------------------------------------
 
 
 def need_stat(c: Combatant, stat: str, why: str) -> dict[str, Any]:

@@ -42,7 +42,9 @@ class Outcome:
 
 def new_encounter(ruleset: str, name: str = "Encounter", settings: dict | None = None) -> Encounter:
     rs = get_ruleset(ruleset)
-    enc = Encounter(ruleset=rs.key, name=clean_text(name, "Encounter name", MAX_NAME) or "Encounter")
+    enc = Encounter(
+        ruleset=rs.key, name=clean_text(name, "Encounter name", MAX_NAME) or "Encounter"
+    )
     enc.settings = rs.default_settings()
     for key, value in (settings or {}).items():
         enc.settings[key] = check_setting(rs, key, value)
@@ -75,7 +77,7 @@ def apply(state: Encounter | dict, command: dict[str, Any], rng: random.Random) 
     return Outcome(enc, ev.items)
 
 
-# --- small parsers -----------------------------------------------------------------------
+# --- small parsers --------------------------------------------------------------------
 
 
 def clean_text(value: Any, label: str, limit: int) -> str:
@@ -85,7 +87,9 @@ def clean_text(value: Any, label: str, limit: int) -> str:
         raise refuse("bad_option", f"{label} must be text.")
     value = value.strip()
     if len(value) > limit:
-        raise refuse("too_long", f"{label} is too long: at most {limit} characters, got {len(value)}.")
+        raise refuse(
+            "too_long", f"{label} is too long: at most {limit} characters, got {len(value)}."
+        )
     return value
 
 
@@ -118,7 +122,9 @@ def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
     if raw in (None, ""):
         return {}
     if not isinstance(raw, dict):
-        raise refuse("bad_option", "Stats must be a mapping of name to a dice expression and bonus.")
+        raise refuse(
+            "bad_option", "Stats must be a mapping of name to a dice expression and bonus."
+        )
     out: dict[str, dict[str, Any]] = {}
     for name, spec in raw.items():
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,23}", name):
@@ -134,7 +140,7 @@ def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-# --- setup commands (GM) -------------------------------------------------------------------
+# --- setup commands (GM) --------------------------------------------------------------
 
 
 def cmd_add_combatant(enc, rs, cmd, rng, ev) -> None:
@@ -179,8 +185,13 @@ def apply_fields(enc: Encounter, rs: Ruleset, c: Combatant, cmd: dict[str, Any])
     if cmd.get("initiative") not in (None, ""):
         c.initiative = as_int(cmd["initiative"], "Initiative", -100, 1000)
     if "hp" in cmd and cmd["hp"] not in (None, ""):
+        old_max = c.max_hp
         c.max_hp = as_int(cmd["hp"], "HP", 0, 100_000)
-        c.hp = c.max_hp
+        # A new combatant starts unhurt; editing the maximum later keeps the wounds.
+        if c.hp is None or old_max is None:
+            c.hp = c.max_hp
+        else:
+            c.hp = max(0, min(c.max_hp, c.hp + c.max_hp - old_max))
     if "hidden" in cmd:
         c.hidden = as_bool(cmd["hidden"])
     if "stats" in cmd:
@@ -242,8 +253,9 @@ def cmd_hide(enc, rs, cmd, rng, ev) -> None:
         raise refuse("no_change", f"{c.name} is already {'hidden' if hidden else 'visible'}.")
     c.hidden = hidden
     # Logged while hidden, so a hiding is itself only seen by the GM; a reveal is public.
-    ev.add("visibility", f"{c.name} is {'hidden' if hidden else 'revealed'}.", actor=c.id,
-           ruling=True)
+    ev.add(
+        "visibility", f"{c.name} is {'hidden' if hidden else 'revealed'}.", actor=c.id, ruling=True
+    )
 
 
 def cmd_defeat(enc, rs, cmd, rng, ev) -> None:
@@ -282,7 +294,7 @@ def cmd_damage(enc, rs, cmd, rng, ev) -> None:
         ev.add("heal", f"{c.name} regains {amount} HP ({c.hp}).", actor=c.id, ruling=True)
 
 
-# --- initiative and flow ---------------------------------------------------------------------
+# --- initiative and flow --------------------------------------------------------------
 
 
 def cmd_roll_initiative(enc, rs, cmd, rng, ev) -> None:
@@ -341,7 +353,8 @@ def cmd_reorder(enc, rs, cmd, rng, ev) -> None:
             "the same initiative choose their order (the GM can set an initiative by hand).",
         )
     block = [
-        x for x in order
+        x
+        for x in order
         if flow.initiative_of(enc, enc.combatants[x]) == mine and enc.combatants[x].side == c.side
     ]
     a, b = block.index(c.id), block.index(other.id)
@@ -353,8 +366,13 @@ def cmd_reorder(enc, rs, cmd, rng, ev) -> None:
     else:
         # Later rounds use the new order; a running round keeps who has already gone.
         enc.order = flow.round_order(enc)
-    ev.add("reorder", f"{c.name} moves {direction} among the tied.", actor=c.id,
-           involved=(other.id,), ruling=cmd.get("by") == "gm")
+    ev.add(
+        "reorder",
+        f"{c.name} moves {direction} among the tied.",
+        actor=c.id,
+        involved=(other.id,),
+        ruling=cmd.get("by") == "gm",
+    )
 
 
 def reorder_seizers(enc: Encounter, c: Combatant, direction: str, cmd, ev: Events) -> None:
@@ -374,8 +392,13 @@ def reorder_seizers(enc: Encounter, c: Combatant, direction: str, cmd, ev: Event
     block[i], block[j] = block[j], block[i]
     enc.settings["_seize_order"] = [x for x in top if x not in block] + block
     enc.order = flow.round_order(enc)
-    ev.add("reorder", f"{c.name} moves {direction} among those who Seize the Moment.",
-           actor=c.id, involved=(other,), ruling=cmd.get("by") == "gm")
+    ev.add(
+        "reorder",
+        f"{c.name} moves {direction} among those who Seize the Moment.",
+        actor=c.id,
+        involved=(other,),
+        ruling=cmd.get("by") == "gm",
+    )
 
 
 def cmd_start_combat(enc, rs, cmd, rng, ev) -> None:
@@ -403,8 +426,7 @@ def cmd_begin_round(enc, rs, cmd, rng, ev) -> None:
     if enc.phase != SEIZE and not (enc.phase == COMBAT and enc.turn is None and enc.round):
         raise refuse("not_between_rounds", "The round is already under way.")
     if not any(not c.defeated for c in enc.combatants.values()):
-        raise refuse("nobody_standing", "Nobody is left standing: revive or add a combatant "
-                     "first.")
+        raise refuse("nobody_standing", "Nobody is left standing: revive or add a combatant first.")
     flow.start_round(enc, rs, ev)
 
 
@@ -431,8 +453,7 @@ def cmd_seize(enc, rs, cmd, rng, ev) -> None:
     enc.order = flow.round_order(enc)  # shows the coming round's order between rounds
     ev.add(
         "seize",
-        f"{c.name} spends 1 Grit to Seize the Moment and will act first in round "
-        f"{enc.round + 1}.",
+        f"{c.name} spends 1 Grit to Seize the Moment and will act first in round {enc.round + 1}.",
         actor=c.id,
     )
 
@@ -442,8 +463,10 @@ def cmd_end_turn(enc, rs, cmd, rng, ev) -> None:
         raise refuse("no_turn", "Nobody is taking a turn right now.")
     actor = cmd.get("actor") or enc.turn
     if actor != enc.turn:
-        raise refuse("not_your_turn", f"It is {enc.name_of(enc.turn)}'s turn, not "
-                     f"{enc.name_of(actor)}'s.")
+        raise refuse(
+            "not_your_turn",
+            f"It is {enc.public_name(enc.turn)}'s turn, not {enc.name_of(actor)}'s.",
+        )
     waiting = [w for w in enc.pending if w.trigger == enc.turn]
     if waiting:
         if cmd.get("by") != "gm":
@@ -492,7 +515,7 @@ def cmd_end_combat(enc, rs, cmd, rng, ev) -> None:
     ev.add("combat_end", "Combat ends.", ruling=True)
 
 
-# --- actions --------------------------------------------------------------------------------
+# --- actions --------------------------------------------------------------------------
 
 
 def cmd_act(enc, rs, cmd, rng, ev) -> None:
@@ -577,8 +600,12 @@ def cmd_react(enc, rs, cmd, rng, ev) -> None:
 def close_windows(enc: Encounter, windows, ev: Events) -> None:
     for w in list(windows):
         enc.pending.remove(w)
-        ev.add("decline", f"{enc.name_of(w.reactor)}'s chance to react passes.", actor=w.reactor,
-               ruling=True)
+        ev.add(
+            "decline",
+            f"{enc.name_of(w.reactor)}'s chance to react passes.",
+            actor=w.reactor,
+            ruling=True,
+        )
 
 
 def cmd_close_windows(enc, rs, cmd, rng, ev) -> None:
@@ -614,8 +641,13 @@ def cmd_engage(enc, rs, cmd, rng, ev) -> None:
         c.engaged.remove(t.id)
         if c.id in t.engaged:
             t.engaged.remove(c.id)
-        ev.add("engage", f"The GM separates {c.name} and {t.name}.", actor=c.id,
-               involved=(t.id,), ruling=True)
+        ev.add(
+            "engage",
+            f"The GM separates {c.name} and {t.name}.",
+            actor=c.id,
+            involved=(t.id,),
+            ruling=True,
+        )
 
 
 def cmd_force_move(enc, rs, cmd, rng, ev) -> None:
@@ -624,13 +656,22 @@ def cmd_force_move(enc, rs, cmd, rng, ev) -> None:
     how = cmd.get("how", "forced")
     if how not in ("forced", "teleport"):
         raise refuse("bad_option", "How must be 'forced' or 'teleport'.")
-    ev.add("move", f"{c.name} is moved ({'teleported' if how == 'teleport' else 'forced'}).",
-           actor=c.id, ruling=True)
-    rs.leave_reach(enc, c, provokes=False, ev=ev,
-                   reason="teleportation" if how == "teleport" else "forced movement")
+    ev.add(
+        "move",
+        f"{c.name} is moved ({'teleported' if how == 'teleport' else 'forced'}).",
+        actor=c.id,
+        ruling=True,
+    )
+    rs.leave_reach(
+        enc,
+        c,
+        provokes=False,
+        ev=ev,
+        reason="teleportation" if how == "teleport" else "forced movement",
+    )
 
 
-# --- GM rulings --------------------------------------------------------------------------------
+# --- GM rulings -----------------------------------------------------------------------
 
 
 def cmd_adjust(enc, rs, cmd, rng, ev) -> None:
@@ -670,8 +711,12 @@ def cmd_set_cost(enc, rs, cmd, rng, ev) -> None:
     else:
         enc.cost_overrides[key] = cost
         who = ""
-    ev.add("ruling", f"The GM sets the cost of {a.name}{who} to {cost} {rs.currency}.",
-           actor=cmd.get("actor"), ruling=True)
+    ev.add(
+        "ruling",
+        f"The GM sets the cost of {a.name}{who} to {cost} {rs.currency}.",
+        actor=cmd.get("actor"),
+        ruling=True,
+    )
 
 
 def cmd_set_modifier(enc, rs, cmd, rng, ev) -> None:
@@ -683,8 +728,12 @@ def cmd_set_modifier(enc, rs, cmd, rng, ev) -> None:
         raise refuse("unknown_modifier", f"{rs.name} has no modifier {key!r}.")
     c.mods[key] = check_setting_like(known[key], cmd.get("value"))
     rs.refresh_limits(enc, c)
-    ev.add("ruling", f"The GM sets {c.name}'s {known[key].label.lower()} to {c.mods[key]}.",
-           actor=c.id, ruling=True)
+    ev.add(
+        "ruling",
+        f"The GM sets {c.name}'s {known[key].label.lower()} to {c.mods[key]}.",
+        actor=c.id,
+        ruling=True,
+    )
 
 
 def check_setting_like(spec, value: Any) -> Any:
@@ -718,8 +767,12 @@ def cmd_add_custom_action(enc, rs, cmd, rng, ev) -> None:
         "summary": clean_text(cmd.get("summary"), "Summary", MAX_TEXT),
     }
     enc.custom_actions[key] = spec
-    ev.add("ruling", f"The GM adds a custom action: {name} "
-           f"({rs.cost_label(rs.action(enc, key))}).", ruling=True, data={"key": key})
+    ev.add(
+        "ruling",
+        f"The GM adds a custom action: {name} ({rs.cost_label(rs.action(enc, key))}).",
+        ruling=True,
+        data={"key": key},
+    )
 
 
 def cmd_remove_custom_action(enc, rs, cmd, rng, ev) -> None:
@@ -739,8 +792,13 @@ def cmd_roll(enc, rs, cmd, rng, ev) -> None:
         raise refuse("gm_only", "Only the GM can roll in secret.")
     who = enc.name_of(cmd.get("actor")) if cmd.get("actor") else "The GM"
     label = clean_text(cmd.get("label"), "Label", MAX_NAME)
-    ev.add("roll", f"{who} rolls {label + ': ' if label else ''}{r.describe()}",
-           actor=cmd.get("actor"), rolls=(r,), secret=secret)
+    ev.add(
+        "roll",
+        f"{who} rolls {label + ': ' if label else ''}{r.describe()}",
+        actor=cmd.get("actor"),
+        rolls=(r,),
+        secret=secret,
+    )
 
 
 def cmd_abandon(enc, rs, cmd, rng, ev) -> None:
@@ -823,6 +881,16 @@ COMMANDS: dict[str, tuple[bool, Handler]] = {
 
 # Commands a player may send only for a combatant they control (checked by the server).
 ACTOR_COMMANDS = frozenset(
-    {"act", "react", "end_turn", "hold", "take_turn", "seize", "reorder", "engage", "abandon",
-     "trigger"}
+    {
+        "act",
+        "react",
+        "end_turn",
+        "hold",
+        "take_turn",
+        "seize",
+        "reorder",
+        "engage",
+        "abandon",
+        "trigger",
+    }
 )

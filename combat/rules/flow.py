@@ -163,8 +163,11 @@ def end_round(enc: Encounter, rs: Ruleset, ev: Events) -> None:
     enc.settings.pop("_seize_order", None)
     if not any(not c.defeated for c in enc.combatants.values()):
         enc.phase = COMBAT
-        ev.add("round", "Nobody is left standing to act: the GM can revive or add a "
-               "combatant and begin the next round.")
+        ev.add(
+            "round",
+            "Nobody is left standing to act: the GM can revive or add a "
+            "combatant and begin the next round.",
+        )
         return
     if rs.has_seize and any(
         c.res.get("grit", 0) > 0 and not c.defeated for c in enc.combatants.values()

@@ -131,6 +131,12 @@ class Encounter:
             raise refuse("unknown_combatant", f"There is no combatant {cid!r} in this encounter.")
         return self.combatants[cid]
 
+    def public_name(self, cid: str | None) -> str:
+        """A name fit for every audience: a hidden combatant is just "someone"."""
+        if cid and cid in self.combatants and not self.combatants[cid].hidden:
+            return self.combatants[cid].name
+        return "someone else"
+
     def name_of(self, cid: str | None) -> str:
         if cid and cid in self.combatants:
             return self.combatants[cid].name

@@ -1,8 +1,8 @@
 """A headless table: an encounter, a seeded die and an undo stack, for scripts and tests.
 
-    >>> from combat.rules.table import Table
-    >>> t = Table("action_points", seed=7)
-    >>> ana = t.gm("add_combatant", name="Ana", side="pc", stats={"attack": "1d20"})
+>>> from combat.rules.table import Table
+>>> t = Table("action_points", seed=7)
+>>> ana = t.gm("add_combatant", name="Ana", side="pc", stats={"attack": "1d20"})
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ class Table:
         return self.send({"type": type, "by": "player", **fields})
 
     def act(self, actor: str, action: str, by: str = "player", **options: Any) -> Outcome:
-        return self.send({"type": "act", "by": by, "actor": actor, "action": action,
-                          "options": options})
+        return self.send(
+            {"type": "act", "by": by, "actor": actor, "action": action, "options": options}
+        )
 
     def undo(self) -> bool:
         """The GM's undo: put back the state from before the last command."""

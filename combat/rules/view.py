@@ -41,17 +41,19 @@ def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[di
             rs.check(enc, c, a, opts, free=False)
         except Refused as r:
             reason = r.refusal.message
-        out.append({
-            "key": a.key,
-            "name": a.name,
-            "category": a.category,
-            "cost": rs.cost_label(a),
-            "summary": a.summary,
-            "reaction": a.reaction,
-            "allowed": not reason,
-            "reason": reason,
-            "options": [o for o in a.options],
-        })
+        out.append(
+            {
+                "key": a.key,
+                "name": a.name,
+                "category": a.category,
+                "cost": rs.cost_label(a),
+                "summary": a.summary,
+                "reaction": a.reaction,
+                "allowed": not reason,
+                "reason": reason,
+                "options": [o for o in a.options],
+            }
+        )
     return out
 
 
@@ -65,6 +67,11 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     for c in data["combatants"].values():
         c["engaged"] = [i for i in c["engaged"] if i not in hidden]
         c.pop("notes", None)
+        if c["side"] != "pc":
+            # An NPC's dice are the GM's: players and spectators see its name, place in
+            # the order, HP, resources and effects, as the pages show them.
+            for key in ("stats", "mods"):
+                c.pop(key, None)
     data["order"] = [i for i in data["order"] if i not in hidden]
     data["acted"] = [i for i in data["acted"] if i not in hidden]
     data["interject"] = [i for i in data["interject"] if i not in hidden]

@@ -124,7 +124,7 @@ def add_effect(t: Table, cid: str, name: str, **detail: Any) -> None:
     ok(t.gm("set_condition", actor=cid, name=name, stacks=detail.pop("stacks", 1)))
 
 
-# --- the catalogue: every action's cost (action-ladder.md tables) --------------------------
+# --- the catalogue: every action's cost (action-ladder.md tables) ---------------------
 
 EXPECTED_COSTS = {
     # Basic Movement table
@@ -220,7 +220,7 @@ def test_cost_text_mixed_and_bonus():
     assert cost_text(0, 0) == "Free Action"
 
 
-# --- paying every action (each row of the tables, taken at the top of a turn) ---------------
+# --- paying every action (each row of the tables, taken at the top of a turn) ---------
 
 PAY_CASES: list[tuple[str, dict[str, Any], str | None, int, int]] = [
     # action, options, condition on the actor first, effort paid now, Bonus Actions paid
@@ -301,7 +301,7 @@ def test_longer_actions_start_and_carry_over(key, opts, cond):
     assert "carries over" in texts(out)
 
 
-# --- RULINGS ladder 1: effort per turn ------------------------------------------------------
+# --- RULINGS ladder 1: effort per turn ------------------------------------------------
 
 
 def test_turn_holds_two_half_steps():
@@ -357,7 +357,7 @@ def test_resources_widgets():
     assert w["carry"]["text"].startswith("Disarm under way: 1 of 2 ½ Actions paid")
 
 
-# --- RULINGS ladder 2: carry-over -------------------------------------------------------------
+# --- RULINGS ladder 2: carry-over -----------------------------------------------------
 
 
 def test_carry_pays_first_next_turn_and_resolves_when_paid():
@@ -524,7 +524,7 @@ def test_carried_action_fizzles_when_its_target_is_gone():
     assert t.c(a).carry is None
 
 
-# --- RULINGS ladder 3: Bonus Actions ----------------------------------------------------------
+# --- RULINGS ladder 3: Bonus Actions --------------------------------------------------
 
 
 def test_bonus_actions_refill_at_own_turn_start_only():
@@ -571,7 +571,7 @@ def test_sprint_needs_its_bonus_action():
     assert "Sprint costs 1 Action + 1 Bonus Action" in msg
 
 
-# --- RULINGS ladder 4: free actions -----------------------------------------------------------
+# --- RULINGS ladder 4: free actions ---------------------------------------------------
 
 
 @pytest.mark.parametrize("key", ["draw_stow", "drop", "consume"])
@@ -616,7 +616,7 @@ def test_drop_is_free_pick_up_is_half_action():
     assert (res(t, a)["effort"], res(t, a)["bonus"]) == (1, 2)
 
 
-# --- RULINGS ladder 5: Slow and Quicken ---------------------------------------------------------
+# --- RULINGS ladder 5: Slow and Quicken -----------------------------------------------
 
 PACE_ROWS = [
     # (standard step, pace, resulting step): the printed table, last row included
@@ -738,7 +738,7 @@ def test_gm_edits_the_pace_table():
     refused(t.gm("set_pace", step="huge", pace="slowed", to="full"), "bad_option")
 
 
-# --- movement ----------------------------------------------------------------------------------
+# --- movement -------------------------------------------------------------------------
 
 
 def moved(out) -> float:
@@ -913,7 +913,7 @@ def test_prone_cannot_dodge():
     assert "cannot Dodge" in msg
 
 
-# --- basic combat actions ----------------------------------------------------------------------
+# --- basic combat actions -------------------------------------------------------------
 
 
 def attack_total(out) -> int:
@@ -1252,7 +1252,7 @@ def test_trip_agi_save_or_prone_and_trip_weapon():
     assert t.c(b).hp == 25 and "Prone" in effects(t, b)
 
 
-# --- Skip / Prepare (RULINGS ladder 7) -----------------------------------------------------------
+# --- Skip / Prepare (RULINGS ladder 7) ------------------------------------------------
 
 
 def test_skip_must_be_first_action_and_ends_turn():
@@ -1335,7 +1335,7 @@ def test_trigger_without_prepare_refused():
     refused(t.player("trigger", actor=b), "nothing_prepared")
 
 
-# --- reactions -----------------------------------------------------------------------------------
+# --- reactions ------------------------------------------------------------------------
 
 
 def test_reactions_off_turn_with_bonus_actions():
@@ -1536,7 +1536,7 @@ def test_answer_own_defence_before_acting():
     assert "Dodge, Parry or Block" in msg
 
 
-# --- stats (RULINGS ladder 8) --------------------------------------------------------------------
+# --- stats (RULINGS ladder 8) ---------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -1578,7 +1578,7 @@ def test_missing_target_defence_stat():
     assert "Bo has no defend stat" in msg
 
 
-# --- GM commands -------------------------------------------------------------------------------
+# --- GM commands ----------------------------------------------------------------------
 
 
 def test_gm_set_condition():
@@ -1609,7 +1609,7 @@ def test_custom_action_costs_in_half_steps():
     assert (res(t, a)["effort"], res(t, a)["bonus"]) == (0, 1)
 
 
-# --- Hypothesis properties ---------------------------------------------------------------------
+# --- Hypothesis properties ------------------------------------------------------------
 # Commands are drawn one at a time from what the state offers (mostly the turn-holder's
 # actions, answers to open windows), with a share of off-turn, malformed and GM commands.
 

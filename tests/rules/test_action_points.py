@@ -10,16 +10,22 @@ import pytest
 
 from combat.rules.table import Table
 
-SURE_HIT = {"attack": "1d1+50", "damage": "1d1+4", "defend": "1d1", "spell": "1d1+50",
-            "spell_damage": "1d1+5"}
+SURE_HIT = {
+    "attack": "1d1+50",
+    "damage": "1d1+4",
+    "defend": "1d1",
+    "spell": "1d1+50",
+    "spell_damage": "1d1+5",
+}
 SURE_MISS = {"attack": "1d1", "damage": "1d1+4", "defend": "1d1+50"}
 
 
 def table(**ana_fields) -> tuple[Table, str, str, str]:
     """Ana (PC, acts first), Bob (PC), and an Ogre (NPC); combat started, Ana's turn."""
     t = Table("action_points", seed=11)
-    ana = t.gm("add_combatant", name="Ana", side="pc", initiative=20, hp=30,
-               stats=SURE_HIT, **ana_fields)
+    ana = t.gm(
+        "add_combatant", name="Ana", side="pc", initiative=20, hp=30, stats=SURE_HIT, **ana_fields
+    )
     bob = t.gm("add_combatant", name="Bob", side="pc", initiative=15, hp=30, stats=SURE_HIT)
     ogre = t.gm("add_combatant", name="Ogre", side="npc", initiative=10, hp=40, stats=SURE_HIT)
     assert t.gm("start_combat").ok
@@ -38,7 +44,7 @@ def refused(t: Table, code: str) -> str:
     return r.message
 
 
-# --- AP pool ------------------------------------------------------------------------------
+# --- AP pool --------------------------------------------------------------------------
 
 
 def test_three_ap_at_the_start_of_the_turn():
@@ -81,13 +87,17 @@ def test_all_actions_are_paid_from_the_pool_and_refused_when_short():
     assert t.state.to_dict() == before
 
 
-# --- one attack per turn ------------------------------------------------------------------------
+# --- one attack per turn --------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "first,second",
-    [("basic_attack", "basic_attack"), ("basic_attack", "cast_spell"),
-     ("cast_spell", "empowered_attack"), ("empowered_attack", "basic_attack")],
+    [
+        ("basic_attack", "basic_attack"),
+        ("basic_attack", "cast_spell"),
+        ("cast_spell", "empowered_attack"),
+        ("empowered_attack", "basic_attack"),
+    ],
 )
 def test_one_attack_or_magic_action_per_turn(first, second):
     """'You may only use one Basic Attack, Empowered Attack, or Magic action per turn.'"""
@@ -118,7 +128,7 @@ def test_attack_limit_resets_next_turn():
     assert t.act(ana, "basic_attack", target=ogre).ok
 
 
-# --- attacks ---------------------------------------------------------------------------------------
+# --- attacks --------------------------------------------------------------------------
 
 
 def test_basic_attack_costs_one_ap_and_hits():
@@ -139,13 +149,16 @@ def test_attack_against_a_better_defence_misses():
     assert t.c(ogre).hp == 40
 
 
-@pytest.mark.parametrize("to_hit,damage,cost,roll_bonus,damage_bonus", [
-    (1, 0, 2, 1, 0),  # '+1 AP = +1 to the attack roll'
-    (0, 1, 2, 0, 2),  # '... or +2 to damage'
-    (2, 0, 3, 2, 0),  # '+2 AP = +2 to the attack roll'
-    (0, 2, 3, 0, 4),  # '... or +4 to damage'
-    (1, 1, 3, 1, 2),  # 'spending 3 AP total might grant +1 to attack and +2 to damage'
-])
+@pytest.mark.parametrize(
+    "to_hit,damage,cost,roll_bonus,damage_bonus",
+    [
+        (1, 0, 2, 1, 0),  # '+1 AP = +1 to the attack roll'
+        (0, 1, 2, 0, 2),  # '... or +2 to damage'
+        (2, 0, 3, 2, 0),  # '+2 AP = +2 to the attack roll'
+        (0, 2, 3, 0, 4),  # '... or +4 to damage'
+        (1, 1, 3, 1, 2),  # 'spending 3 AP total might grant +1 to attack and +2 to damage'
+    ],
+)
 def test_empowered_attack_costs_and_bonuses(to_hit, damage, cost, roll_bonus, damage_bonus):
     """'Empowered Attack - Spend extra AP before rolling' and 'You may split AP'."""
     t, ana, bob, ogre = table(ap_pool=4)
@@ -165,8 +178,7 @@ def test_empowerment_is_bounded_only_by_the_pool():
     assert t.c(ana).res["ap"] == 0
     t2, ana2, _, ogre2 = table()
     assert not t2.act(ana2, "empowered_attack", target=ogre2, to_hit=2, damage=1).ok
-    assert refused(t2, "not_enough_ap") == (
-        "Not enough AP: Empowered Attack costs 4, Ana has 3.")
+    assert refused(t2, "not_enough_ap") == ("Not enough AP: Empowered Attack costs 4, Ana has 3.")
 
 
 def test_empowered_attack_needs_extra_ap():
@@ -197,7 +209,7 @@ def test_reactions_are_not_paid_with_ap():
     assert t.c(ana).reaction is False
 
 
-# --- magic --------------------------------------------------------------------------------------------
+# --- magic ----------------------------------------------------------------------------
 
 
 def test_cast_a_spell_costs_two_ap_whatever_its_level():
@@ -227,7 +239,7 @@ def test_spell_without_damage_just_rolls():
     assert out.ok and "spell roll 51" in out.events[-1]["text"]
 
 
-# --- defence -----------------------------------------------------------------------------------------------
+# --- defence --------------------------------------------------------------------------
 
 
 def test_defensive_stance_bonus_until_start_of_next_turn():
@@ -272,7 +284,7 @@ def test_stance_applies_only_to_the_chosen_defence():
     assert out.events[-1]["rolls"][1]["total"] == 1
 
 
-# --- movement and utility ---------------------------------------------------------------------------------
+# --- movement and utility -------------------------------------------------------------
 
 
 def test_move_costs_one_ap_and_can_be_bought_again():
@@ -285,8 +297,9 @@ def test_move_costs_one_ap_and_can_be_bought_again():
     refused(t, "not_enough_ap")
 
 
-@pytest.mark.parametrize("action,cost", [("quick_utility", 1), ("complex_utility", 2),
-                                         ("disengage", 2)])
+@pytest.mark.parametrize(
+    "action,cost", [("quick_utility", 1), ("complex_utility", 2), ("disengage", 2)]
+)
 def test_utility_and_disengage_costs(action, cost):
     """'Quick Utility - 1 AP.' 'Complex Utility - 2 AP.' 'Disengage - 2 AP.'"""
     t, ana, bob, ogre = table()
@@ -295,7 +308,7 @@ def test_utility_and_disengage_costs(action, cost):
     assert t.c(ana).res["ap"] == 3 - cost
 
 
-# --- reactions and opportunity attacks ------------------------------------------------------------------------
+# --- reactions and opportunity attacks ------------------------------------------------
 
 
 def engaged_table():
@@ -425,7 +438,7 @@ def test_opportunity_attack_is_not_an_action():
     refused(t, "reaction_only")
 
 
-# --- GM authority ----------------------------------------------------------------------------------------------
+# --- GM authority ---------------------------------------------------------------------
 
 
 def test_gm_grants_an_action_at_no_cost():

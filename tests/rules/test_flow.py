@@ -70,7 +70,7 @@ def lever(t: Table, cost: int = 1) -> str:
     return out.events[-1]["data"]["key"]
 
 
-# --- initiative (RULINGS 1) ------------------------------------------------------------------
+# --- initiative (RULINGS 1) -----------------------------------------------------------
 
 
 def test_initiative_is_1d10_plus_bonus_and_logs_the_die(ruleset):
@@ -190,7 +190,7 @@ def test_the_gm_types_an_initiative_by_hand(ruleset):
     refused(t, "gm_only")
 
 
-# --- Group Initiative (RULINGS 2) ---------------------------------------------------------------
+# --- Group Initiative (RULINGS 2) -----------------------------------------------------
 
 
 def group_table(ruleset: str) -> tuple[Table, str, str, str, str]:
@@ -269,7 +269,7 @@ def test_each_group_member_keeps_its_own_resources(ruleset):
     assert (t.c(g1).hp, t.c(g2).hp) == (4, 7)
 
 
-# --- rounds and combatants coming and going (RULINGS 3) -------------------------------------
+# --- rounds and combatants coming and going (RULINGS 3) -------------------------------
 
 
 def test_the_round_ends_when_everyone_has_had_a_turn(ruleset):
@@ -399,7 +399,7 @@ def test_nobody_standing_stops_the_rounds_until_the_gm_goes_on(ruleset):
     assert t.state.round == 2 and t.state.turn == a
 
 
-# --- HP and defeat ------------------------------------------------------------------------
+# --- HP and defeat --------------------------------------------------------------------
 
 
 def test_damage_to_zero_defeats_and_healing_stops_at_the_maximum(ruleset):
@@ -420,7 +420,7 @@ def test_damage_to_zero_defeats_and_healing_stops_at_the_maximum(ruleset):
     refused(t, "no_hp")
 
 
-# --- effects ------------------------------------------------------------------------------
+# --- effects --------------------------------------------------------------------------
 
 
 def test_effects_expire_at_turn_start_turn_end_and_round_end(ruleset):
@@ -441,7 +441,7 @@ def test_effects_expire_at_turn_start_turn_end_and_round_end(ruleset):
     assert "C: Smoke ends." in [e["text"] for e in t.log]
 
 
-# --- GM rulings (RULINGS 5 and 6) --------------------------------------------------------------
+# --- GM rulings (RULINGS 5 and 6) -----------------------------------------------------
 
 
 def test_the_gm_grants_an_action_at_no_cost_as_a_ruling(ruleset):
@@ -533,7 +533,7 @@ def test_players_make_no_rulings(ruleset):
         refused(t, "gm_only")
 
 
-# --- undo, dice, refusals, JSON -----------------------------------------------------------
+# --- undo, dice, refusals, JSON -------------------------------------------------------
 
 
 def test_undo_puts_back_the_state_before_the_last_command(ruleset):

@@ -104,7 +104,7 @@ def turn_events(t: Table) -> list[tuple[int, int, str]]:
     return out
 
 
-# --- the AP pool --------------------------------------------------------------------------
+# --- the AP pool ----------------------------------------------------------------------
 
 
 def test_three_ap_by_default():
@@ -157,7 +157,7 @@ def test_ap_can_be_spent_in_any_order():
     assert ap(t, ana) == 0
 
 
-# --- the per-turn limit -------------------------------------------------------------------
+# --- the per-turn limit ---------------------------------------------------------------
 
 
 def test_at_most_4_ap_per_turn_refused_with_the_numbers():
@@ -220,7 +220,7 @@ def test_not_enough_ap_is_refused_with_the_numbers():
     )
 
 
-# --- passes -------------------------------------------------------------------------------
+# --- passes ---------------------------------------------------------------------------
 
 
 def test_unspent_ap_is_kept_for_later_passes():
@@ -304,7 +304,7 @@ def test_everyone_has_a_first_pass_turn_even_with_no_ap_left():
     refused(t, "not_enough_ap")
 
 
-# --- holding ------------------------------------------------------------------------------
+# --- holding --------------------------------------------------------------------------
 
 
 def test_hold_keeps_the_rest_for_interrupts_only():
@@ -363,7 +363,7 @@ def test_hold_is_only_on_ones_own_turn():
     assert "It is Ana's turn, not Bob's." in refused(t, "not_your_turn")
 
 
-# --- Interrupts ---------------------------------------------------------------------------
+# --- Interrupts -----------------------------------------------------------------------
 
 
 def test_an_interrupt_is_paid_from_remaining_ap_outside_ones_turn():
@@ -459,7 +459,7 @@ def test_an_interrupt_that_defeats_the_acting_combatant_ends_its_turn():
     assert t.state.turn == bob
 
 
-# --- Seize the Moment ---------------------------------------------------------------------
+# --- Seize the Moment -----------------------------------------------------------------
 
 
 def test_seize_the_moment_costs_1_grit_and_acts_at_the_top():
@@ -597,7 +597,7 @@ def test_seize_is_only_in_this_ruleset():
     refused(t, "not_in_ruleset")
 
 
-# --- Group Initiative ---------------------------------------------------------------------
+# --- Group Initiative -----------------------------------------------------------------
 
 
 def test_group_members_share_a_slot_in_every_pass_and_track_their_own_ap():
@@ -625,7 +625,7 @@ def test_group_members_share_a_slot_in_every_pass_and_track_their_own_ap():
     assert t.state.turn == d1
 
 
-# --- the catalogue ------------------------------------------------------------------------
+# --- the catalogue --------------------------------------------------------------------
 
 
 COSTS = {"free": 0, "minor": 1, "major": 2, "movement": 0}
@@ -739,7 +739,7 @@ def test_normal_movement_is_free_and_provokes_nothing():
     assert t.c(ogre).engaged == []
 
 
-# --- resources for the views --------------------------------------------------------------
+# --- resources for the views ----------------------------------------------------------
 
 
 def test_resource_widgets():
@@ -781,7 +781,7 @@ def test_undo_takes_back_an_action():
     assert t.state.to_dict() == before
 
 
-# --- invariants over random command sequences ---------------------------------------------
+# --- invariants over random command sequences -----------------------------------------
 
 # "@turn" stands for whoever's turn it is when the command is sent, so that many commands
 # are legal and the fights get going; the others are mostly Interrupts or refusals.

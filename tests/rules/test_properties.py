@@ -26,18 +26,42 @@ from combat.rules.catalogue import ANY_TIME, REACTION
 from combat.rules.state import Encounter
 
 RULESETS = ["action_points", "action_ladder", "initiative_passes"]
-STATS = {"attack": "1d20", "damage": "1d6", "defend": "1d20", "spell": "1d20",
-         "spell_damage": "1d8", "AGI": "1d10", "STR": "1d10", "FCS": "1d10", "RES": "1d10",
-         "defense": "1d20"}
+STATS = {
+    "attack": "1d20",
+    "damage": "1d6",
+    "defend": "1d20",
+    "spell": "1d20",
+    "spell_damage": "1d8",
+    "AGI": "1d10",
+    "STR": "1d10",
+    "FCS": "1d10",
+    "RES": "1d10",
+    "defense": "1d20",
+}
 
 
 def setup(ruleset: str) -> Encounter:
     enc = new_encounter(ruleset)
     rng = random.Random(0)
-    for name, side, grit in (("Ana", "pc", 1), ("Bob", "pc", 0), ("Ogre", "npc", 1),
-                             ("Imp", "npc", 0)):
-        out = apply(enc, {"type": "add_combatant", "by": "gm", "name": name, "side": side,
-                          "hp": 12, "stats": STATS, "grit": grit}, rng)
+    for name, side, grit in (
+        ("Ana", "pc", 1),
+        ("Bob", "pc", 0),
+        ("Ogre", "npc", 1),
+        ("Imp", "npc", 0),
+    ):
+        out = apply(
+            enc,
+            {
+                "type": "add_combatant",
+                "by": "gm",
+                "name": name,
+                "side": side,
+                "hp": 12,
+                "stats": STATS,
+                "grit": grit,
+            },
+            rng,
+        )
         assert out.ok, out.refusal
         enc = out.state
     return enc
@@ -51,10 +75,27 @@ SMALL = st.one_of(st.integers(-2, 6), st.none(), st.sampled_from(["x", "1", True
 def command(draw, ruleset: str):
     rs = get_ruleset(ruleset)
     actions = sorted(rs.catalogue())
-    kind = draw(st.sampled_from(
-        ["act"] * 8 + ["end_turn"] * 3 + ["react"] * 2
-        + ["hold", "seize", "begin_round", "engage", "damage", "grant", "adjust",
-           "take_turn", "close_windows", "abandon", "trigger", "start_combat"]))
+    kind = draw(
+        st.sampled_from(
+            ["act"] * 8
+            + ["end_turn"] * 3
+            + ["react"] * 2
+            + [
+                "hold",
+                "seize",
+                "begin_round",
+                "engage",
+                "damage",
+                "grant",
+                "adjust",
+                "take_turn",
+                "close_windows",
+                "abandon",
+                "trigger",
+                "start_combat",
+            ]
+        )
+    )
     by = draw(st.sampled_from(["gm", "player", "player"]))
     cmd = {"type": kind, "by": by, "actor": draw(IDS)}
     if kind in ("act", "grant"):
