@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,13 +24,19 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from combat import screens, services
-from combat.access import Viewer, gm_viewer, seat_viewer, spectator_viewer
+from combat.access import Viewer, gm_viewer, seat_viewer, spectator_viewer, token_shape
 from combat.models import ApiToken, Encounter, Seat, hash_token
 from combat.rules import Encounter as State
 from combat.rules import Refusal, rulesets
 from combat.rules.view import availability, redacted
 
 MAX_BODY = 64 * 1024
+# Deeper than any command (options hold a list at most) but far from Python's recursion limit.
+MAX_DEPTH = 16
+MAX_SEAT_NAME = 80
+MAX_SEAT_COMBATANTS = 200
+# The command fields that hold an object (an action's options, a combatant's stats).
+STRUCTURED_FIELDS = frozenset({"options", "stats"})
 
 BAD_INPUT = frozenset(
     {
@@ -47,6 +54,8 @@ BAD_INPUT = frozenset(
         "unknown_modifier",
         "unknown_ruleset",
         "bad_request",
+        "too_large",
+        "too_many",
     }
 )
 FORBIDDEN = frozenset({"forbidden", "gm_only"})
@@ -100,6 +109,8 @@ def authenticate(request: HttpRequest) -> Caller | JsonResponse:
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             return error("unauthenticated", "Send `Authorization: Bearer <token>`.", 401)
+        if not token_shape(token):
+            return error("unauthenticated", "That token is not valid.", 401)
         seat = Seat.objects.filter(token=token, revoked=False).first()
         if seat is not None:
             return Caller(seat=seat)
@@ -124,13 +135,73 @@ def authenticate(request: HttpRequest) -> Caller | JsonResponse:
     return error("unauthenticated", "Log in, or send `Authorization: Bearer <token>`.", 401)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    # 1e999 reads as infinity, which neither PostgreSQL's JSON nor a rule can hold.
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large a number")
+    return value
+
+
+def json_problem(data: Any) -> str | None:
+    """What no command may hold, though JSON allows it: deep nesting, NUL and lone surrogates.
+
+    Neither PostgreSQL nor a UTF-8 page can hold a NUL or half a surrogate pair, so one
+    would fail when stored or shown instead of being refused here.
+    """
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"The body is nested too deeply: at most {MAX_DEPTH} levels."
+        if isinstance(item, dict):
+            stack.extend((k, depth + 1) for k in item)
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str):
+            if "\x00" in item:
+                return "Text in the body holds a NUL character (\\u0000), which no field accepts."
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return "Text in the body holds half of a surrogate pair: it is not valid Unicode."
+    return None
+
+
 def read_json(request: HttpRequest) -> Any | JsonResponse:
-    if len(request.body) > MAX_BODY:
-        return error("too_large", f"The body may be at most {MAX_BODY} bytes.", 400)
+    too_large = error("too_large", f"The body may be at most {MAX_BODY} bytes.", 400)
     try:
-        return json.loads(request.body or b"null")
+        announced = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        return error("bad_json", "The body is not valid JSON.", 400)
+        announced = 0
+    if announced > MAX_BODY or len(request.body) > MAX_BODY:
+        return too_large
+    try:
+        return strict_loads(request.body or b"null")
+    except ValueError as e:
+        return error("bad_json", str(e), 400)
+
+
+def strict_loads(raw: bytes | str) -> Any:
+    """JSON as stored and shown here can hold it, or ValueError with a sentence saying why.
+
+    On top of json.loads: no NaN, Infinity or 1e999, no nesting past MAX_DEPTH (nor past
+    what the decoder manages), no NUL character and no half of a surrogate pair.
+    """
+    try:
+        data = json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
+    except (ValueError, RecursionError):
+        # ValueError covers bad UTF-8 and numbers of over 4300 digits as well.
+        raise ValueError("The body is not valid JSON.") from None
+    problem = json_problem(data)
+    if problem is not None:
+        raise ValueError(problem)
+    return data
 
 
 def method_not_allowed(allowed: str) -> JsonResponse:
@@ -142,17 +213,51 @@ def method_not_allowed(allowed: str) -> JsonResponse:
 # --- what a caller sees -----------------------------------------------------------------------
 
 
+def scrub_deep(data: Any, names: list[str]) -> Any:
+    """Every string in `data` with hidden combatants' names replaced (see screens.scrub)."""
+    if not names:
+        return data
+    if isinstance(data, str):
+        return screens.scrub(data, names)
+    if isinstance(data, dict):
+        return {k: scrub_deep(v, names) for k, v in data.items()}
+    if isinstance(data, list):
+        return [scrub_deep(v, names) for v in data]
+    return data
+
+
 def visible_events(
     events: list[dict[str, Any]], viewer: Viewer, state: State
 ) -> list[dict[str, Any]]:
     if viewer.is_gm:
         return events
     names = screens.hidden_names(state)
-    return [
-        {**e, "text": screens.scrub(e.get("text", ""), names)}
-        for e in events
-        if not e.get("gm_only")
-    ]
+    return [scrub_deep(e, names) for e in events if not e.get("gm_only")]
+
+
+# What players and spectators never see of a visible NPC: the GM's numbers and notes.
+# They do see its name, side, HP, resources, conditions and initiative, as the pages show.
+NPC_PRIVATE = ("notes", "stats", "mods")
+
+
+def audience_state(state: State, viewer: Viewer) -> dict[str, Any]:
+    """The rules engine's redacted state, with a second belt for what only the GM sees.
+
+    Hidden combatants are gone (the engine's redaction); besides, no one but the GM gets
+    notes, an NPC's stats or modifiers, a group that only hidden combatants are in, or a
+    hidden combatant's name inside any text.
+    """
+    data = redacted(state, viewer.audience)
+    if viewer.is_gm:
+        return data
+    for c in data.get("combatants", {}).values():
+        c.pop("notes", None)
+        if c.get("side") != "pc":
+            for key in NPC_PRIVATE:
+                c.pop(key, None)
+    shown = {c.get("group") for c in data.get("combatants", {}).values()}
+    data["groups"] = {k: g for k, g in (data.get("groups") or {}).items() if k in shown}
+    return scrub_deep(data, screens.hidden_names(state))
 
 
 def action_list(state: State, cid: str) -> list[dict[str, Any]]:
@@ -177,7 +282,7 @@ def encounter_body(enc: Encounter, viewer: Viewer) -> dict[str, Any]:
         "ruleset": enc.ruleset,
         "version": enc.version,
         "role": viewer.role,
-        "state": redacted(state, viewer.audience),
+        "state": audience_state(state, viewer),
     }
     if viewer.is_gm:
         body["seats"] = [
@@ -258,7 +363,8 @@ def encounters(request: HttpRequest) -> JsonResponse:
         return data
     if not isinstance(data, dict):
         return error("bad_request", 'Send an object: {"name", "ruleset", "settings"}.', 400)
-    settings = data.get("settings") or {}
+    settings = data.get("settings")
+    settings = {} if settings is None else settings
     if not isinstance(settings, dict) or not isinstance(data.get("ruleset"), str):
         return error("bad_request", "`ruleset` must be a key and `settings` an object.", 400)
     name = data.get("name") or "Encounter"
@@ -309,34 +415,53 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         return error("bad_command", "A command must be an object with a type.", 400)
     command = dict(data)
+    for field, value in command.items():
+        # Only these hold an object; every other field is one value, as a form posts it.
+        if field not in STRUCTURED_FIELDS and isinstance(value, list | dict):
+            return error(
+                "bad_request",
+                f"`{field[:40]}` must be one value (text, a number or true/false), "
+                "not a list or an object.",
+                400,
+            )
     expected = command.pop("expected_version", None)
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)):
         return error("bad_request", "`expected_version` must be a whole number.", 400)
     key = request.headers.get("Idempotency-Key") or None
-    if key is not None and len(key) > 200:
-        return error("bad_request", "An Idempotency-Key may be at most 200 characters.", 400)
+    if key is not None and (len(key) > 200 or not key.isprintable() or not key.isascii()):
+        return error(
+            "bad_request",
+            "An Idempotency-Key is at most 200 printable ASCII characters.",
+            400,
+        )
     result = services.run_command(
         viewer.encounter_id, viewer, command, idempotency_key=key, expected_version=expected
     )
-    enc = Encounter.objects.get(pk=viewer.encounter_id)
-    state = State.from_dict(enc.state)
+    # The GM sees every name; anyone else's answer is scrubbed against the state as it is now.
+    state = (
+        None
+        if viewer.is_gm
+        else State.from_dict(
+            Encounter.objects.values_list("state", flat=True).get(pk=viewer.encounter_id)
+        )
+    )
     if not result.ok:
         assert result.refusal is not None
         refusal = result.refusal
-        if not viewer.is_gm:
+        if state is not None:
             refusal = Refusal(
                 refusal.code, screens.scrub(refusal.message, screens.hidden_names(state))
             )
         response = refusal_response(refusal)
         if refusal.code == "version_conflict":
-            response["ETag"] = f'"{enc.version}"'
+            response["ETag"] = f'"{result.version}"'
         return response
     body = {
         "ok": True,
         "version": result.version,
         "seq": result.seq,
         "replayed": result.replayed,
-        "events": visible_events(result.events, viewer, state),
+        "events": result.events if state is None else visible_events(result.events, viewer, state),
     }
     response = JsonResponse(body)
     if result.replayed:
@@ -394,10 +519,19 @@ def seats(request: HttpRequest, encounter_id: str) -> JsonResponse:
         or not data["name"].strip()
     ):
         return error("bad_request", "A seat needs a name.", 400)
+    name = data["name"].strip()
+    if len(name) > MAX_SEAT_NAME:
+        return error(
+            "too_long",
+            f"A seat name is at most {MAX_SEAT_NAME} characters; this one has {len(name)}.",
+            400,
+        )
     ids = data.get("combatants") or []
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
         return error("bad_request", "`combatants` must be a list of combatant ids.", 400)
-    seat = services.create_seat(viewer.encounter_id, data["name"], ids)
+    if len(ids) > MAX_SEAT_COMBATANTS:
+        return error("too_many", f"A seat controls at most {MAX_SEAT_COMBATANTS} combatants.", 400)
+    seat = services.create_seat(viewer.encounter_id, name, ids)
     body = {
         "id": seat.pk,
         "name": seat.name,

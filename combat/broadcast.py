@@ -53,19 +53,40 @@ def render_view(viewer: Viewer, *, oob: bool = True) -> tuple[str, int]:
     return render_public(enc, oob=oob), enc.version
 
 
-def render_gm(enc: Encounter, state: Any = None, *, oob: bool = True) -> str:
+# `prev_version` is set on pushed changes only: "this frame holds every change after that
+# version". A whole view (on connect, on resync) has none: it stands on its own.
+
+
+def render_gm(
+    enc: Encounter, state: Any = None, *, oob: bool = True, prev_version: int | None = None
+) -> str:
     ctx = screens.gm_context(enc, state)
-    return render_to_string("combat/gm.html#live", {**ctx, "oob": oob})
+    return render_to_string(
+        "combat/gm.html#live", {**ctx, "oob": oob, "prev_version": prev_version}
+    )
 
 
-def render_player(enc: Encounter, seat: Seat, state: Any = None, *, oob: bool = True) -> str:
+def render_player(
+    enc: Encounter,
+    seat: Seat,
+    state: Any = None,
+    *,
+    oob: bool = True,
+    prev_version: int | None = None,
+) -> str:
     ctx = screens.player_context(enc, seat, state)
-    return render_to_string("combat/player.html#live", {**ctx, "oob": oob})
+    return render_to_string(
+        "combat/player.html#live", {**ctx, "oob": oob, "prev_version": prev_version}
+    )
 
 
-def render_public(enc: Encounter, state: Any = None, *, oob: bool = True) -> str:
+def render_public(
+    enc: Encounter, state: Any = None, *, oob: bool = True, prev_version: int | None = None
+) -> str:
     ctx = screens.public_context(enc, state)
-    return render_to_string("combat/spectator.html#live", {**ctx, "oob": oob})
+    return render_to_string(
+        "combat/spectator.html#live", {**ctx, "oob": oob, "prev_version": prev_version}
+    )
 
 
 def render_presence(enc: Encounter) -> str:
@@ -86,31 +107,40 @@ def _send(group: str, message: dict[str, Any]) -> None:
         log.exception("Could not push to %s", group)
 
 
-def publish(encounter_id: int) -> None:
-    """After a commit: the current view to every audience that has someone connected."""
+def publish(encounter_id: int, committed_version: int | None = None) -> None:
+    """After a commit: the current view to every audience that has someone connected.
+
+    `committed_version` is the version the triggering change committed. The frame shows
+    the encounter as it is now (later changes included, when they committed meanwhile)
+    and says it follows `committed_version - 1`: a page showing an older version than
+    that missed a push, and asks for the whole view (static/js/sync.js). Without it the
+    frame claims nothing and is taken as a whole view.
+    """
     enc = Encounter.objects.filter(pk=encounter_id).first()
     if enc is None:
         return
+    version = enc.version
+    prev = committed_version - 1 if committed_version is not None else None
     gm, seat_ids, public = presence.audiences(encounter_id)
     if not (gm or seat_ids or public):
+        log.debug("pushed enc=%s version=%s prev=%s audiences=0", enc.pk, version, prev)
         return
     state = screens.load_state(enc)
-    version = enc.version
+    frame = {"type": FRAME, "version": version, "prev": prev}
+    sent = 0
     if gm:
-        _send(
-            group_name(enc.pk, GM),
-            {"type": FRAME, "html": render_gm(enc, state), "version": version},
-        )
+        _send(group_name(enc.pk, GM), {**frame, "html": render_gm(enc, state, prev_version=prev)})
+        sent += 1
     for seat in enc.seats.filter(pk__in=seat_ids, revoked=False):
-        html = render_player(enc, seat, state)
-        _send(
-            group_name(enc.pk, PLAYER, seat.pk), {"type": FRAME, "html": html, "version": version}
-        )
+        html = render_player(enc, seat, state, prev_version=prev)
+        _send(group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html})
+        sent += 1
     if public and enc.spectator_token:
-        _send(
-            group_name(enc.pk, SPECTATOR),
-            {"type": FRAME, "html": render_public(enc, state), "version": version},
-        )
+        html = render_public(enc, state, prev_version=prev)
+        _send(group_name(enc.pk, SPECTATOR), {**frame, "html": html})
+        sent += 1
+    # One line per push: the integrity tests count pushes with it (tests/integrity).
+    log.debug("pushed enc=%s version=%s prev=%s audiences=%s", enc.pk, version, prev, sent)
 
 
 def publish_presence(encounter_id: int) -> None:

@@ -2,19 +2,34 @@
 
 A socket gets the whole current view when it connects (htmx closes sockets in
 hidden tabs, so every reconnect must catch up) and whenever it reports a
-version older than the server's. Pushed frames older than what a socket
-already has are dropped, so a socket's view never goes back in time.
+version older than the server's or asks for a resync. Pushed frames older than
+what a socket already has are dropped, so a socket's view never goes back in time.
+
+What a browser sends is bounded before anything else is done with it. A
+message over 64 KiB closes the socket (4413). Messages beyond a token bucket
+per socket (10 at once, then 2 a second) are dropped unread; a socket that
+keeps sending past it (120 dropped, forgiven at one a second) is closed (4429).
+A page sends a heartbeat every 20 s and a resync when it notices a gap, but
+htmx queues what it could not send while disconnected and sends it all on
+reconnect: that burst is dropped, not punished. Both close codes are outside
+htmx's reconnect list, so a page that misbehaves stops instead of coming back
+to do it again; it is told why first.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from combat import broadcast, presence
+from combat import broadcast, fanout, presence
 from combat.access import (
     GM,
     PLAYER,
@@ -24,11 +39,22 @@ from combat.access import (
     seat_viewer,
     spectator_viewer,
     still_valid,
+    token_shape,
 )
 from combat.models import Encounter, Seat
 
 # Closing codes outside htmx's reconnect list, so a refused page does not retry forever.
 REFUSED = 4403
+TOO_BIG = 4413  # like HTTP 413 (autobahn lets an application use 1000 and 3000-4999 only)
+TOO_MANY = 4429  # like HTTP 429
+
+MAX_MESSAGE_BYTES = 64 * 1024
+BURST = 10
+PER_SECOND = 2.0
+DROP_LIMIT = 120  # above htmx's outgoing queue (100 messages)
+DROPS_FORGIVEN_PER_SECOND = 1.0
+# How long a push that is on its way may take before a heartbeat's whole view is sent.
+PUSH_GRACE = 1.0
 
 # What a page shows when its link stops working (the socket closes right after).
 GONE = (
@@ -37,28 +63,108 @@ GONE = (
     "works: the GM revoked it or made a new one. Ask the GM for the new link.</p></div>"
 )
 
+
+def _notice(testid: str, text: str) -> str:
+    """The flash region with one error sentence, swapped in before the socket closes."""
+    return (
+        '<div id="flash" class="flash-area" role="status" aria-live="polite" '
+        f'data-testid="flash" hx-swap-oob="true"><p class="flash error" data-testid="{testid}">'
+        f"{text}</p></div>"
+    )
+
+
+TOO_BIG_NOTICE = _notice(
+    "socket-too-big",
+    f"This page sent a message larger than {MAX_MESSAGE_BYTES // 1024} KiB, so the server "
+    "closed its connection. Reload the page to reconnect.",
+)
+TOO_MANY_NOTICE = _notice(
+    "socket-too-many",
+    "This page sent too many messages too quickly, so the server closed its connection. "
+    "Reload the page to reconnect.",
+)
+
+
+class TokenBucket:
+    """At most `burst` messages at once, then `per_second` on average."""
+
+    def __init__(
+        self,
+        burst: int = BURST,
+        per_second: float = PER_SECOND,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.burst = float(burst)
+        self.per_second = per_second
+        self.clock = clock
+        self.tokens = float(burst)
+        self.stamp = clock()
+
+    def take(self) -> bool:
+        """Spend one token if there is one; False means "too many"."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.per_second)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
 # Push-only handlers touch no database: skip Channels' per-event connection cleanup for them.
 _PUSH_TYPES = frozenset({broadcast.FRAME, broadcast.PRESENCE, broadcast.CLOSE})
 
 
 class TableConsumer(AsyncWebsocketConsumer):
     role: str = ""
+    # Pushes reach a socket through its process's listener per group (combat/fanout.py),
+    # never through a channel of its own: an alias with no layer behind it makes Channels
+    # skip that channel (no queue, no waiting receive task, no Redis subscription per
+    # socket). `channel_name` is then only this socket's name, for presence.
+    channel_layer_alias = "no-channel-per-socket"
 
     viewer: Viewer | None = None
     token: str | None = None
     version: int = 0
     group: str = ""
-    gone: bool = False  # the link died: nothing more is sent on this socket
+    gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
+    catching_up: asyncio.Task[None] | None = None
+    bucket: TokenBucket | None = None
+    strikes: TokenBucket | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         if message.get("type") in _PUSH_TYPES:
             handler = getattr(self, message["type"].replace(".", "_"))
             await handler(message)
             return
+        # Before Channels' dispatch, which hops to the database thread for every event:
+        # a flood is turned away here at the cost of a subtraction.
+        if message.get("type") == "websocket.receive" and not await self.admit(message):
+            return
         await super().dispatch(message)
+
+    async def admit(self, message: dict[str, Any]) -> bool:
+        """May this message from the browser be handled? Refuse (and close) if not."""
+        if self.gone:
+            return False
+        raw = message.get("bytes")
+        size = len(raw) if raw is not None else len((message.get("text") or "").encode())
+        if size > MAX_MESSAGE_BYTES:
+            await self.refuse(TOO_BIG_NOTICE, TOO_BIG)
+            return False
+        if self.bucket is None or self.strikes is None:
+            self.bucket = TokenBucket()
+            self.strikes = TokenBucket(DROP_LIMIT, DROPS_FORGIVEN_PER_SECOND)
+        if self.bucket.take():
+            return True
+        if not self.strikes.take():
+            await self.refuse(TOO_MANY_NOTICE, TOO_MANY)
+        return False
 
     # --- lifecycle ---------------------------------------------------------------------
     async def connect(self) -> None:
+        self.channel_name = f"socket.{uuid.uuid4().hex}"
+        self.pushed: deque[tuple[int, float]] = deque(maxlen=32)  # (version, when) pushed
         kwargs = self.scope["url_route"]["kwargs"]
         self.token = kwargs.get("token")
         self.viewer = await database_sync_to_async(self.authenticate)(kwargs)
@@ -66,8 +172,9 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=REFUSED)
             return
         self.group = broadcast.group_for(self.viewer)
-        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        # One listener per group and process hands pushes to this socket (combat/fanout.py).
+        await fanout.join(self.group, self)
         await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
         await self.send_whole_view()
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
@@ -79,16 +186,19 @@ class TableConsumer(AsyncWebsocketConsumer):
                 return None
             enc = Encounter.objects.filter(pk=kwargs["encounter_id"], owner_id=user.pk).first()
             return gm_viewer(enc) if enc else None
+        # Not a link of ours at all (PostgreSQL answers a NUL byte with an error, not a miss).
+        if not token_shape(self.token):
+            return None
         if self.role == PLAYER:
             seat = Seat.objects.filter(token=self.token, revoked=False).first()
             return seat_viewer(seat) if seat else None
-        enc = Encounter.objects.filter(spectator_token=self.token).first() if self.token else None
+        enc = Encounter.objects.filter(spectator_token=self.token).first()
         return spectator_viewer(enc) if enc else None
 
     async def disconnect(self, code: int) -> None:
         if self.viewer is None:
             return
-        await self.channel_layer.group_discard(self.group, self.channel_name)
+        await fanout.leave(self.group, self)
         await database_sync_to_async(presence.leave)(self.channel_name)
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
 
@@ -105,7 +215,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         try:
             msg = json.loads(text_data or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than it decodes
             return
         if not isinstance(msg, dict):
             return
@@ -115,11 +225,39 @@ class TableConsumer(AsyncWebsocketConsumer):
         elif kind == "heartbeat":
             try:
                 theirs = int(msg.get("version") or 0)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # 1e999 decodes to infinity
                 theirs = 0
             current = await database_sync_to_async(self.current_version)()
             if theirs != current:
+                if theirs == self.version and self.version < current:
+                    self.catch_up(current)
+                elif theirs < self.version and self.in_flight(theirs):
+                    pass  # what the page lacks was pushed a moment ago: it is on its way
+                else:
+                    await self.send_whole_view()
+
+    def catch_up(self, version: int) -> None:
+        """The page has every frame sent here, and `version` is newer: it is most likely
+        being pushed right now. Send the whole view only if the push has not come soon.
+
+        (At 10 actions/s a heartbeat often crosses a push in flight; answering each with a
+        whole view was a storm of renders under load: docs/performance.md.)
+        """
+        if self.catching_up is not None and not self.catching_up.done():
+            return
+
+        async def check() -> None:
+            await asyncio.sleep(PUSH_GRACE)
+            if not self.gone and self.version < version:
                 await self.send_whole_view()
+
+        self.catching_up = asyncio.get_running_loop().create_task(check())
+
+    async def refuse(self, notice: str, code: int) -> None:
+        """Tell the page why, then close; whatever it sends after that is ignored."""
+        self.gone = True
+        await self.send(text_data=notice)
+        await self.close(code=code)
 
     def recheck(self) -> bool:
         assert self.viewer is not None
@@ -140,6 +278,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def send_whole_view(self) -> None:
         assert self.viewer is not None
         html, version = await database_sync_to_async(broadcast.render_view)(self.viewer)
+        if version < self.version:
+            return  # a newer push reached the page while this one was rendered
         self.version = version
         await self.send(text_data=html)
 
@@ -148,7 +288,19 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.gone or event["version"] <= self.version:
             return
         self.version = event["version"]
+        self.pushed.append((self.version, time.monotonic()))
         await self.send(text_data=event["html"])
+
+    def in_flight(self, theirs: int) -> bool:
+        """Was the first frame after `theirs` pushed only a moment ago (so still on its way)?
+
+        A heartbeat often crosses a push at 10 actions/s; answering those with a whole view
+        was a storm of renders with many spectators (docs/performance.md).
+        """
+        for version, at in self.pushed:
+            if version > theirs:
+                return time.monotonic() - at < PUSH_GRACE
+        return False
 
     async def presence_push(self, event: dict[str, Any]) -> None:
         if self.gone:

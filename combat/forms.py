@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.http import QueryDict
 
@@ -42,12 +41,54 @@ COMMAND_FIELDS = (
     "interrupt",
     "summary",
     "hidden",
+    # set_condition and the Action Ladder's set_pace
+    "stacks",
+    "step",
+    "pace",
+    "to",
+    "reset",
 )
 MAX_STAT_ROWS = 30
+# Longer than any field accepts (notes: 2000), so the rules' own limits and sentences speak
+# first; this only stops junk riding along in fields a command does not read.
+MAX_FIELD = 20_000
+MAX_SEAT_NAME = 80
 
 
 class SignUpForm(UserCreationForm):
     """A GM account: a username and a password."""
+
+
+def _field(key: str) -> str:
+    return repr(key if len(key) <= 40 else key[:40] + "…")
+
+
+def input_problem(post: QueryDict) -> str | None:
+    """A sentence if a posted form holds what no field takes: a NUL byte, or a huge value.
+
+    PostgreSQL cannot store a NUL in text or JSON, so one would fail deep in a write
+    instead of being refused here with the field's name.
+    """
+    for key, values in post.lists():
+        if "\x00" in key:
+            return "A field name holds a NUL character, which no field accepts."
+        for value in values:
+            if "\x00" in value:
+                return f"The field {_field(key)} holds a NUL character, which no field accepts."
+            if len(value) > MAX_FIELD:
+                return (
+                    f"The field {_field(key)} is too long: at most {MAX_FIELD} characters, "
+                    f"got {len(value)}."
+                )
+    return None
+
+
+def seat_name_problem(name: str) -> str | None:
+    if not name:
+        return "A seat needs a name."
+    if len(name) > MAX_SEAT_NAME:
+        return f"A seat name is at most {MAX_SEAT_NAME} characters; this one has {len(name)}."
+    return None
 
 
 def command_from_post(post: QueryDict) -> dict[str, Any]:
@@ -112,7 +153,3 @@ def encounter_settings(post: QueryDict, ruleset_key: str) -> dict[str, Any]:
         elif post.get(field, "") != "":
             out[s.key] = post.get(field)
     return out
-
-
-class SeatForm(forms.Form):
-    name = forms.CharField(max_length=80)

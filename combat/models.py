@@ -72,7 +72,9 @@ class LogEntry(models.Model):
 
     COMMAND = "command"
     UNDO = "undo"
-    KINDS = [(COMMAND, "Command"), (UNDO, "Undo")]
+    # History brought in with an imported encounter (combat/library.py): read, never undone.
+    IMPORTED = "imported"
+    KINDS = [(COMMAND, "Command"), (UNDO, "Undo"), (IMPORTED, "Imported")]
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="log")
     seq = models.PositiveIntegerField()
@@ -136,3 +138,30 @@ class Presence(models.Model):
     role = models.CharField(max_length=10)
     seat = models.ForeignKey(Seat, on_delete=models.CASCADE, null=True, blank=True)
     last_seen = models.DateTimeField()
+
+
+class CombatantTemplate(models.Model):
+    """A combatant a GM saved to add again, to any of their encounters (see combat/library.py).
+
+    `data` holds the fields of an `add_combatant` command (side, hp, stats, ...) as they
+    were when saved; `ruleset` is where it came from, so settings another ruleset does
+    not know can be left out when it is added there.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="combatant_templates"
+    )
+    name = models.CharField(max_length=80)
+    ruleset = models.CharField(max_length=40)
+    data = models.JSONField(default=dict)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="template_name_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

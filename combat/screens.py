@@ -336,8 +336,10 @@ def log_lines(entries: Iterable[LogEntry], audience: str, names: list[str]) -> l
 
 
 def recent_entries(enc: Encounter) -> list[LogEntry]:
-    # Enough entries to fill the log even when each holds a few events.
-    return list(enc.log.order_by("-seq")[:LOG_LINES])
+    # Enough entries to fill the log even when each holds a few events. Only the columns
+    # the log shows: the state kept for undo is the largest by far, and decoding it was a
+    # fifth of the server's time at 10 actions/s (docs/performance.md).
+    return list(enc.log.order_by("-seq").only("seq", "events", "undone")[:LOG_LINES])
 
 
 def pending_windows(

@@ -53,9 +53,14 @@ def _request_hash(command: dict[str, Any]) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def _publish_on_commit(encounter_id: int) -> None:
+def _publish_on_commit(enc: Encounter) -> None:
+    """Push the change once it is committed; a rolled-back change pushes nothing.
+
+    The push carries the version this change committed, so each frame can say which
+    version it follows and a page can tell when it missed one.
+    """
     # robust: a push that fails is logged; the committed command still answers normally.
-    transaction.on_commit(partial(broadcast.publish, encounter_id), robust=True)
+    transaction.on_commit(partial(broadcast.publish, enc.pk, enc.version), robust=True)
 
 
 def _bump(enc: Encounter, state: State | None = None) -> None:
@@ -212,7 +217,7 @@ def run_command(
             idempotency_key=idempotency_key or None,
             request_hash=digest,
         )
-        _publish_on_commit(enc.pk)
+        _publish_on_commit(enc)
         return Result(True, enc.version, outcome.events, seq=seq)
 
 
@@ -254,7 +259,7 @@ def _undo(
         idempotency_key=key or None,
         request_hash=digest,
     )
-    _publish_on_commit(enc.pk)
+    _publish_on_commit(enc)
     return Result(True, enc.version, events, seq=seq)
 
 
@@ -289,7 +294,7 @@ def create_seat(encounter_id: int, name: str, combatant_ids: list[str] | None = 
         )
         _release_elsewhere(enc, seat, ids)
         _bump(enc)
-        _publish_on_commit(enc.pk)
+        _publish_on_commit(enc)
     return seat
 
 
@@ -321,7 +326,7 @@ def assign_combatant(encounter_id: int, cid: str, seat_id: int | None) -> None:
             changed = True
         if changed:
             _bump(enc)
-            _publish_on_commit(enc.pk)
+            _publish_on_commit(enc)
 
 
 def rename_seat(encounter_id: int, seat_id: int, name: str) -> None:
@@ -329,7 +334,7 @@ def rename_seat(encounter_id: int, seat_id: int, name: str) -> None:
         enc = _locked(encounter_id)
         enc.seats.filter(pk=seat_id).update(name=(name or "Player").strip()[:80])
         _bump(enc)
-        _publish_on_commit(enc.pk)
+        _publish_on_commit(enc)
 
 
 def revoke_seat(encounter_id: int, seat_id: int) -> None:
@@ -340,7 +345,7 @@ def revoke_seat(encounter_id: int, seat_id: int) -> None:
         if updated:
             _bump(enc)
             transaction.on_commit(partial(broadcast.close_seat, enc.pk, seat_id), robust=True)
-            _publish_on_commit(enc.pk)
+            _publish_on_commit(enc)
 
 
 def regenerate_seat(encounter_id: int, seat_id: int) -> Seat | None:
@@ -355,7 +360,7 @@ def regenerate_seat(encounter_id: int, seat_id: int) -> Seat | None:
         seat.save(update_fields=["token", "revoked"])
         _bump(enc)
         transaction.on_commit(partial(broadcast.close_seat, enc.pk, seat_id), robust=True)
-        _publish_on_commit(enc.pk)
+        _publish_on_commit(enc)
     return seat
 
 
@@ -366,5 +371,5 @@ def set_spectator_link(encounter_id: int, enabled: bool) -> str | None:
         enc.spectator_token = new_token() if enabled else None
         _bump(enc)
         transaction.on_commit(partial(broadcast.close_spectators, enc.pk), robust=True)
-        _publish_on_commit(enc.pk)
+        _publish_on_commit(enc)
     return enc.spectator_token

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from combat import api, views
+from combat import api, library, summary, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -36,6 +36,20 @@ urlpatterns = [
     ),
     path("enc/<int:encounter_id>/spectator/", views.spectator_link, name="spectator_link"),
     path("enc/<int:encounter_id>/log.json", views.log_download, name="log_download"),
+    # Reuse (combat/library.py) and the after-combat summary (combat/summary.py)
+    path("library/", library.library_page, name="library"),
+    path("library/import/", library.import_view, name="encounter_import"),
+    path("library/<int:template_id>/delete/", library.delete_template, name="template_delete"),
+    path(
+        "enc/<int:encounter_id>/combatants/<str:cid>/template/",
+        library.save_as_template,
+        name="template_save",
+    ),
+    path("enc/<int:encounter_id>/templates/", library.add_from_template, name="template_add"),
+    path("enc/<int:encounter_id>/export.json", library.export_view, name="encounter_export"),
+    path("enc/<int:encounter_id>/summary/", summary.gm_summary, name="gm_summary"),
+    path("p/<str:token>/summary/", summary.player_summary, name="player_summary"),
+    path("s/<str:token>/summary/", summary.spectator_summary, name="spectator_summary"),
     # Players and spectators, by secret link
     path("p/<str:token>/", views.player, name="player"),
     path("p/<str:token>/command/", views.player_command, name="player_command"),

@@ -7,21 +7,23 @@ reaches every page, the poster's included, over its socket.
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import login
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.urls import Resolver404, reverse
 from django_htmx.middleware import HtmxDetails
 
-from combat import forms, screens, services
+from combat import api, forms, screens, services
 from combat.access import (
     Viewer,
     encounter_by_spectator_token,
@@ -29,10 +31,13 @@ from combat.access import (
     gm_viewer,
     seat_by_token,
     seat_viewer,
+    token_shape,
 )
 from combat.models import ApiToken, Encounter, Seat
 from combat.rules import Encounter as State
 from combat.rules import Refusal, get_ruleset, rulesets
+
+log = logging.getLogger(__name__)
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -43,6 +48,159 @@ class UserHttpRequest(HttpRequest):
     """A request behind @login_required."""
 
     user: User
+
+
+# --- refusals that are not the rules' ------------------------------------------------------
+#
+# Every "no" the site gives is a sentence with the right status code: JSON under /api/, the
+# flash sentence for htmx (htmx 4 swaps 4xx answers into #flash like any other), and a
+# short page otherwise. Never Django's bare error pages, never an empty body.
+
+
+def flash_status(refusal: Refusal | None) -> int:
+    """The status of an htmx answer: as the API's for bad input (400), "not yours to do"
+    (403) and "no such thing" (404); 200 for a rules refusal ("not now"), which is the
+    ordinary course of play and not an error."""
+    if refusal is None:
+        return 200
+    if refusal.code in api.BAD_INPUT:
+        return 400
+    if refusal.code in api.FORBIDDEN:
+        return 403
+    return 404 if refusal.code == "not_found" else 200
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def refuse(request: HttpRequest, status: int, message: str, code: str = "refused") -> HttpResponse:
+    """Say no in words: JSON for the API, the flash sentence for htmx, a short page otherwise."""
+    if request.path.startswith("/api/"):
+        return api.error(code, message, status)
+    refusal = Refusal(code, message)
+    if _is_htmx(request):
+        flash = render_to_string("combat/components/flash.html", {"refusal": refusal})
+        return HttpResponse(flash, status=status)
+    return render(request, "refusal.html", {"refusal": refusal, "status": status}, status=status)
+
+
+def allow(*methods: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Like Django's require_http_methods, but the 405 says which methods in words."""
+
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method not in methods:
+                response = refuse(
+                    request,
+                    405,
+                    f"This address does not take {request.method}; use {' or '.join(methods)}.",
+                    "method_not_allowed",
+                )
+                response["Allow"] = ", ".join(methods)
+                return response
+            return view(request, *args, **kwargs)
+
+        return inner
+
+    return decorator
+
+
+require_GET = allow("GET")
+require_POST = allow("POST")
+
+
+def require_http_methods(methods: list[str]) -> Any:
+    return allow(*methods)
+
+
+def login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The GM's pages: a page visit goes to the log-in form; anything else is refused in words.
+
+    A post or an htmx request would be redirected to a form it cannot use (htmx would swap
+    the whole log-in page into the flash region), so it gets a sentence and 403 instead.
+    """
+
+    @wraps(view)
+    def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.user.is_authenticated:
+            return view(request, *args, **kwargs)
+        if request.method == "GET" and not _is_htmx(request):
+            return redirect_to_login(request.get_full_path())
+        return refuse(
+            request,
+            403,
+            "Only the GM, logged in, can do that. Players and spectators use the link "
+            "the GM gave them.",
+            "login_required",
+        )
+
+    return inner
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: a post without the page's CSRF token, refused in words."""
+    log.warning("CSRF refusal on %s: %s", request.path, reason)
+    return refuse(
+        request,
+        403,
+        "This form was refused because it did not carry the page's security token "
+        "(CSRF). Reload the page and try again; if it keeps happening, allow cookies "
+        "for this site.",
+        "csrf",
+    )
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400: too large a request, too many fields, or malformed."""
+    return refuse(
+        request,
+        400,
+        "The request could not be read: it is malformed or too large.",
+        "bad_request",
+    )
+
+
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler403."""
+    return refuse(request, 403, "You are not allowed to do that.", "forbidden")
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler404: the sentence of the Http404 raised (written for people), or a plain one."""
+    message = "There is nothing at this address."
+    if exception is not None and not isinstance(exception, Resolver404):
+        said = exception.args[0] if exception.args else ""
+        if isinstance(said, str) and said:
+            message = said
+    return refuse(request, 404, message, "not_found")
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: no templates and no database, which may be what failed."""
+    message = "Something went wrong on the server; nothing you did caused it. Try again."
+    if request.path.startswith("/api/"):
+        return api.error("server_error", message, 500)
+    if _is_htmx(request):
+        body = (
+            f'<p class="flash error" data-testid="refusal" data-code="server_error">{message}</p>'
+        )
+    else:
+        body = (
+            '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f"<title>Server error · VTT</title></head><body><h1>Server error</h1><p>{message}</p>"
+            '<p><a href="/">Back to the start</a></p></body></html>'
+        )
+    return HttpResponse(body, status=500)
+
+
+def _bad_input(request: HttpRequest) -> HttpResponse | None:
+    """A form post holding text no field may hold (a NUL byte, or far too long): refused."""
+    problem = forms.input_problem(request.POST)
+    if problem is None:
+        return None
+    return refuse(request, 400, problem, "bad_option")
 
 
 # --- answering a post ---------------------------------------------------------------------
@@ -71,15 +229,15 @@ def answer(
     in this answer too would race the socket: an answer delivered after a newer push would
     take the page back in time, and only the socket keeps its frames in version order.
     """
-    enc = Encounter.objects.get(pk=viewer.encounter_id)
     if refusal is not None and not viewer.is_gm:
+        enc = Encounter.objects.get(pk=viewer.encounter_id)
         names = screens.hidden_names(State.from_dict(enc.state))
         refusal = Refusal(refusal.code, screens.scrub(refusal.message, names))
     if request.htmx:
         flash = render_to_string(
             "combat/components/flash.html", {"refusal": refusal, "notice": notice}
         )
-        return HttpResponse(flash + extra)
+        return HttpResponse(flash + extra, status=flash_status(refusal))
     if refusal is not None:
         messages.error(request, refusal.message)
     elif notice:
@@ -126,6 +284,8 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
     form = forms.SignUpForm(request.POST or None)
+    if request.method == "POST" and (bad := _bad_input(request)):
+        return bad
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
@@ -139,12 +299,23 @@ def signup(request: HttpRequest) -> HttpResponse:
 def api_tokens(request: UserHttpRequest) -> HttpResponse:
     new_token = ""
     if request.method == "POST":
+        if bad := _bad_input(request):
+            return bad
+        name = (request.POST.get("name") or "").strip() or "API token"
         if request.POST.get("delete"):
-            ApiToken.objects.filter(user=request.user, pk=request.POST["delete"]).delete()
-        else:
-            _, new_token = ApiToken.issue(
-                request.user, (request.POST.get("name") or "API token")[:80]
+            raw = request.POST["delete"]
+            # Only the caller's own tokens: someone else's id deletes nothing, as a wrong one.
+            gone = raw.isdigit() and ApiToken.objects.filter(user=request.user, pk=raw).delete()[0]
+            if gone:
+                messages.success(request, "Token deleted: programs using it are refused now.")
+            else:
+                messages.error(request, "There is no such token (it may be deleted already).")
+        elif len(name) > 80:
+            messages.error(
+                request, f"A token name is at most 80 characters; this one has {len(name)}."
             )
+        else:
+            _, new_token = ApiToken.issue(request.user, name)
     tokens = ApiToken.objects.filter(user=request.user).order_by("-created")
     return render(request, "combat/api_tokens.html", {"tokens": tokens, "new_token": new_token})
 
@@ -185,10 +356,12 @@ def encounter_new(request: HtmxHttpRequest) -> HttpResponse:
     default = next(iter(rulesets()))
     if request.method == "GET":
         return render(request, "combat/encounter_new.html", _new_context(default))
+    if bad := _bad_input(request):
+        return bad
     key = request.POST.get("ruleset", default)
     name = (request.POST.get("name") or "").strip()
     if key not in rulesets():
-        messages.error(request, f"There is no ruleset {key!r}.")
+        messages.error(request, f"There is no ruleset {key[:40]!r}.")
         return render(request, "combat/encounter_new.html", _new_context(default, name))
     made = services.create_encounter(
         request.user, name, key, forms.encounter_settings(request.POST, key)
@@ -296,6 +469,8 @@ def gm_console(request: HttpRequest, encounter_id: int) -> HttpResponse:
 @require_POST
 def gm_command(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
+    if bad := _bad_input(request):
+        return bad
     viewer = gm_viewer(enc)
     result = services.run_command(enc.pk, viewer, forms.command_from_post(request.POST))
     return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
@@ -315,6 +490,8 @@ def _seat_choice(enc: Encounter, raw: str | None) -> int | None:
 @require_POST
 def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
+    if bad := _bad_input(request):
+        return bad
     viewer = gm_viewer(enc)
     command = {"type": "add_combatant", **forms.combatant_fields(request.POST, enc.ruleset)}
     result = services.run_command(enc.pk, viewer, command)
@@ -384,6 +561,8 @@ def combatant_edit(request: HtmxHttpRequest, encounter_id: int, cid: str) -> Htt
         if request.htmx:
             return render(request, "combat/gm.html#editor", {"cf": cf, "enc": enc})
         return _console(request, enc, cf)
+    if bad := _bad_input(request):
+        return bad
     viewer = gm_viewer(enc)
     back = reverse("gm_console", args=[enc.pk])
     changed = _changed_fields(state, cid, forms.combatant_fields(request.POST, enc.ruleset))
@@ -473,16 +652,13 @@ def _seat_form_oob(enc: Encounter) -> str:
 @require_POST
 def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
-    form = forms.SeatForm(request.POST)
+    if bad := _bad_input(request):
+        return bad
+    name = (request.POST.get("name") or "").strip()
     back = reverse("gm_console", args=[enc.pk])
-    if not form.is_valid():
-        return answer(
-            request,
-            gm_viewer(enc),
-            refusal=Refusal("bad_option", "A seat needs a name."),
-            back=back,
-        )
-    seat = services.create_seat(enc.pk, form.cleaned_data["name"])
+    if problem := forms.seat_name_problem(name):
+        return answer(request, gm_viewer(enc), refusal=Refusal("bad_option", problem), back=back)
+    seat = services.create_seat(enc.pk, name)
     notice = f"Seat {seat.name} created: share {reverse('player', args=[seat.token])}"
     return answer(
         request,
@@ -497,6 +673,8 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
 @require_POST
 def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
+    if not enc.seats.filter(pk=seat_id).exists():
+        raise Http404("No such seat in this encounter.")
     services.revoke_seat(enc.pk, seat_id)
     back = reverse("gm_console", args=[enc.pk])
     return answer(
@@ -514,7 +692,7 @@ def seat_regenerate(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -
     enc = gm_encounter(request.user, encounter_id)
     seat = services.regenerate_seat(enc.pk, seat_id)
     if seat is None:
-        raise Http404("No such seat.")
+        raise Http404("No such seat in this encounter.")
     back = reverse("gm_console", args=[enc.pk])
     return answer(
         request,
@@ -580,12 +758,16 @@ def player(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_POST
 def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
-    if request.htmx and not Seat.objects.filter(token=token, revoked=False).exists():
+    if request.htmx and not (
+        token_shape(token) and Seat.objects.filter(token=token, revoked=False).exists()
+    ):
         # htmx shows 4xx answers: a sentence in the flash region, not a whole error page.
         gone = Refusal("gone", "This link no longer works: ask the GM for the new one.")
         flash = render_to_string("combat/components/flash.html", {"refusal": gone})
         return HttpResponse(flash, status=404)
     seat = seat_by_token(token)
+    if bad := _bad_input(request):
+        return bad
     viewer = seat_viewer(seat)
     result = services.run_command(seat.encounter_id, viewer, forms.command_from_post(request.POST))
     return answer_result(request, viewer, result, reverse("player", args=[token]))

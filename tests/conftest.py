@@ -5,6 +5,8 @@ service or package) must make the run red, not quietly shrink it. Select
 tests with -k/-m instead of skipping them.
 """
 
+import os
+
 import pytest
 
 _skipped: list[str] = []
@@ -37,3 +39,60 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         )
         for nodeid in _skipped:
             terminalreporter.line(f"  {nodeid}")
+
+
+# --- The second CI run: PostgreSQL and Redis must answer, or nothing runs. ---------------
+
+
+def _service_problems() -> list[str]:
+    """Why DATABASE_URL / REDIS_URL, when set, cannot be used by this run (empty if they can)."""
+    from django.conf import settings
+
+    problems: list[str] = []
+    database_url = os.environ.get("DATABASE_URL")
+    if database_url:
+        engine = settings.DATABASES["default"]["ENGINE"]
+        if engine == "django.db.backends.postgresql":
+            import psycopg
+
+            try:
+                with psycopg.connect(database_url, connect_timeout=5) as conn:
+                    conn.execute("SELECT 1")
+            except Exception as e:
+                problems.append(f"DATABASE_URL is set but PostgreSQL does not answer: {e}")
+        elif engine != "django.db.backends.sqlite3":
+            problems.append(f"DATABASE_URL selects {engine}, which this suite does not test.")
+    redis_url = os.environ.get("REDIS_URL")
+    if redis_url:
+        backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+        if "channels_redis" not in backend:
+            problems.append(f"REDIS_URL is set but the channel layer is {backend}.")
+        import redis
+
+        try:
+            redis.Redis.from_url(redis_url, socket_connect_timeout=5, socket_timeout=5).ping()
+        except Exception as e:
+            problems.append(f"REDIS_URL is set but Redis does not answer: {e}")
+    return problems
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A run against PostgreSQL and Redis fails at once, and loudly, if either is unreachable.
+
+    Without this, tests that need a service would error one by one (or wait for
+    pushes that never come) and the cause would be buried in the output.
+    """
+    problems = _service_problems()
+    if problems:
+        pytest.exit(
+            "Services for this run are unreachable:\n  " + "\n  ".join(problems),
+            returncode=pytest.ExitCode.INTERNAL_ERROR,
+        )
+
+
+def pytest_report_header() -> list[str]:
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
+    return [f"database: {db['ENGINE'].rsplit('.', 1)[-1]} {db['NAME']}; channel layer: {layer}"]

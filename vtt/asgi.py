@@ -14,11 +14,17 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 import combat.routing  # noqa: E402
+from combat.access import SameOriginWebsocket  # noqa: E402
+from vtt.concurrency import ConcurrencyLimit, limit_from_env  # noqa: E402
+from vtt.single_process import refuse_second_process  # noqa: E402
+
+# A second server process on the in-memory channel layer would push only to its own
+# sockets: refuse to start it (with the reason) before it binds its port.
+refuse_second_process()
 
 # Plain daphne serves no static files; in development (or with SERVE_STATIC=1)
 # Django serves them in-process so nothing else is needed.
@@ -26,8 +32,12 @@ http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else
 
 application = ProtocolTypeRouter(
     {
-        "http": http_app,
-        "websocket": AllowedHostsOriginValidator(
+        # Each request in Django holds a thread and a database connection: bound how many
+        # are in at once (vtt/concurrency.py); the rest wait their turn.
+        "http": ConcurrencyLimit(http_app, limit_from_env()),
+        # Stricter than Channels' AllowedHostsOriginValidator: no Origin, `null`, or an
+        # origin other than the host itself is refused, even with `*` in ALLOWED_HOSTS.
+        "websocket": SameOriginWebsocket(
             AuthMiddlewareStack(URLRouter(combat.routing.websocket_urlpatterns))
         ),
     }

@@ -102,6 +102,15 @@ TEMPLATES = [
 
 # --- Database ----------------------------------------------------------------
 
+_SQLITE_OPTIONS = {
+    # Writers take the lock when the transaction begins, so two
+    # concurrent actions queue instead of failing to upgrade a
+    # read lock half-way ("database is locked").
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
+
 _database_url = env_opt("DATABASE_URL")
 if _database_url:
     DATABASES: dict[str, dict[str, Any]] = {
@@ -113,19 +122,18 @@ if _database_url:
             )
         )
     }
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        # `sqlite:////path/to/file.sqlite3` is the embedded database in another file.
+        DATABASES["default"]["OPTIONS"] = {
+            **_SQLITE_OPTIONS,
+            **DATABASES["default"].get("OPTIONS", {}),
+        }
 else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": BASE_DIR / "db.sqlite3",
-            "OPTIONS": {
-                # Writers take the lock when the transaction begins, so two
-                # concurrent actions queue instead of failing to upgrade a
-                # read lock half-way ("database is locked").
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
+            "OPTIONS": dict(_SQLITE_OPTIONS),
             "TEST": {
                 # A file, not :memory:, so a daphne live server forked from the
                 # test process sees the same database. The process id keeps two
@@ -153,8 +161,17 @@ if _redis_url:
         }
     }
 else:
-    # One process only: enough for `make run` and the tests, not for several workers.
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # One process only: enough for `make run` and the tests, not for several workers
+    # (vtt/asgi.py refuses to start a second server process on it). Each process listens
+    # once per group (combat/fanout.py), so a queue holds pushes, not pushes x sockets:
+    # 1000 absorbs any burst a table makes, where the default 100 silently dropped some.
+    # Group memberships otherwise lapse after a day, and a table's listener with them.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": 1000, "group_expiry": 10 * 365 * 24 * 3600},
+        }
+    }
 
 # --- Authentication ----------------------------------------------------------
 
@@ -203,6 +220,15 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
 }
+
+# A post without the CSRF token is refused in words: JSON under /api/, the flash sentence
+# for htmx, a short page otherwise (not Django's technical 403 page).
+CSRF_FAILURE_VIEW = "combat.views.csrf_failure"
+
+# Forms here are small (the combatant form is about a hundred fields, its longest value
+# 2000 characters); anything far bigger is refused with a 400 before it is parsed.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 500
 
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -1,0 +1,294 @@
+/* The table for people who cannot see it change, and for those who look away.
+ *
+ * - Announces, through the page's live regions (#announce, #announce-urgent in base.html,
+ *   never swapped), what a push changed: whose turn it is, a reaction on offer, a roll.
+ * - On a player's page, "your turn" and "reaction available" also change the document
+ *   title, mark <body>, vibrate where the browser allows, and beep if the player turned
+ *   the sound on (off by default, remembered in this browser).
+ * - On the GM console, keyboard shortcuts (listed in the "?" overlay).
+ *
+ * Everything here reads the page the server rendered; the page works without it.
+ * Loaded with the CSP nonce; no inline handlers, no eval.
+ */
+(function () {
+  "use strict";
+
+  var body = document.body;
+  var isGM = body.classList.contains("screen-gm");
+  var isPlayer = body.classList.contains("screen-player");
+  var baseTitle = document.title;
+  var last = null;
+  var audio = null;
+  var SOUND_KEY = "vtt-sound";
+
+  // The words of an element as a screen reader has them: without its aria-hidden parts.
+  function text(el) {
+    if (!el) return "";
+    var copy = el.cloneNode(true);
+    copy.querySelectorAll("[aria-hidden='true']").forEach(function (h) {
+      h.remove();
+    });
+    return copy.textContent.replace(/\s+/g, " ").trim();
+  }
+
+  // --- live regions ------------------------------------------------------------------
+  function say(message, urgent) {
+    if (!message) return;
+    var region = document.getElementById(urgent ? "announce-urgent" : "announce");
+    if (!region) return;
+    // Emptied first, so that the same sentence twice is read twice.
+    region.textContent = "";
+    window.setTimeout(function () {
+      region.textContent = message;
+    }, 60);
+  }
+
+  // --- what the page shows now ---------------------------------------------------------
+  function snapshot() {
+    var status = document.getElementById("status");
+    var lines = document.querySelectorAll("#log .log-line");
+    var mine = [];
+    document.querySelectorAll("#panels .combatant.is-turn").forEach(function (panel) {
+      mine.push(text(panel.querySelector("h2")));
+    });
+    var windows = {};
+    document.querySelectorAll("#reactions [data-testid^='window-']").forEach(function (w) {
+      windows[w.getAttribute("data-testid")] = {
+        text: text(w.querySelector("p")),
+        mine: !!w.querySelector("[data-testid^='accept-']"),
+      };
+    });
+    return {
+      version: status ? status.getAttribute("data-version") : "",
+      round: text(status && status.querySelector("[data-testid='round']")),
+      turn: text(status && status.querySelector("[data-testid='turn']")),
+      mine: mine,
+      windows: windows,
+      topSeq: lines.length ? Number(lines[0].getAttribute("data-seq")) || 0 : 0,
+    };
+  }
+
+  function newRolls(before) {
+    // The log is newest first; its lines carry the command's sequence number.
+    var out = [];
+    document.querySelectorAll("#log .log-line").forEach(function (li) {
+      var seq = Number(li.getAttribute("data-seq")) || 0;
+      if (seq > before && li.querySelector(".roll") && out.length < 3) {
+        var rolls = [];
+        li.querySelectorAll(".roll").forEach(function (r) {
+          rolls.push(text(r).replace(/^roll\s*/i, ""));
+        });
+        out.unshift(text(li.querySelector(".text")) + " Rolled " + rolls.join("; ") + ".");
+      }
+    });
+    return out;
+  }
+
+  function myReactions(snap) {
+    var out = [];
+    Object.keys(snap.windows).forEach(function (id) {
+      if (snap.windows[id].mine) out.push(snap.windows[id].text);
+    });
+    return out;
+  }
+
+  // --- alerts for a player ----------------------------------------------------------------
+  function soundOn() {
+    try {
+      return window.localStorage.getItem(SOUND_KEY) === "on";
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function beep() {
+    if (!soundOn()) return;
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      [0, 0.18].forEach(function (at, i) {
+        var osc = audio.createOscillator();
+        var gain = audio.createGain();
+        osc.frequency.value = i ? 880 : 660;
+        gain.gain.setValueAtTime(0.15, audio.currentTime + at);
+        gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + at + 0.15);
+        osc.connect(gain).connect(audio.destination);
+        osc.start(audio.currentTime + at);
+        osc.stop(audio.currentTime + at + 0.16);
+      });
+    } catch (e) {
+      /* no sound on this browser: the title and the highlight remain */
+    }
+  }
+
+  function buzz() {
+    // Browsers refuse (and complain) until the person has touched the page at least once.
+    var touched = !navigator.userActivation || navigator.userActivation.hasBeenActive;
+    if (navigator.vibrate && touched) {
+      try {
+        navigator.vibrate([160, 80, 160]);
+      } catch (e) {
+        /* not allowed until the page has been touched */
+      }
+    }
+  }
+
+  function mark(snap) {
+    var reacting = myReactions(snap).length > 0;
+    var myTurn = snap.mine.length > 0;
+    body.classList.toggle("is-my-turn", myTurn);
+    body.classList.toggle("has-reaction", reacting);
+    if (reacting) {
+      document.title = "⚡ Reaction available · " + baseTitle;
+    } else if (myTurn) {
+      document.title = "▶ Your turn: " + snap.mine.join(", ") + " · " + baseTitle;
+    } else {
+      document.title = baseTitle;
+    }
+  }
+
+  // --- comparing what changed -------------------------------------------------------------
+  function changed() {
+    var now = snapshot();
+    var before = last;
+    last = now;
+    if (isPlayer) mark(now);
+    if (!before || now.version === before.version) return;
+
+    var polite = [];
+    var urgent = [];
+    var mineBefore = before.mine.join(",");
+    if (isPlayer && now.mine.length && now.mine.join(",") !== mineBefore) {
+      urgent.push("Your turn: " + now.mine.join(", ") + ".");
+    } else if (now.turn !== before.turn || now.round !== before.round) {
+      if (now.round && now.round !== before.round) polite.push(now.round + ".");
+      if (now.turn) polite.push(now.turn + ".");
+    }
+    var fresh = Object.keys(now.windows).filter(function (id) {
+      return !before.windows[id];
+    });
+    fresh.forEach(function (id) {
+      var w = now.windows[id];
+      if (isPlayer && w.mine) urgent.push("Reaction available: " + w.text);
+      else polite.push(w.text);
+    });
+    polite = polite.concat(newRolls(before.topSeq));
+    if (urgent.length) {
+      say(urgent.concat(polite).join(" "), true);
+      beep();
+      buzz();
+    } else if (polite.length) {
+      say(polite.join(" "), false);
+    }
+  }
+
+  var pending = 0;
+  function soon() {
+    if (pending) return;
+    pending = window.setTimeout(function () {
+      pending = 0;
+      changed();
+    }, 80);
+  }
+
+  var table = document.getElementById("table");
+  if (table) {
+    last = snapshot();
+    if (isPlayer) mark(last);
+    new MutationObserver(soon).observe(table, {
+      childList: true,
+      subtree: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ["data-version", "class"],
+    });
+  }
+
+  // --- the sound switch (players) -----------------------------------------------------------
+  var toggle = document.getElementById("sound-toggle");
+  if (toggle) {
+    var show = function () {
+      var on = soundOn();
+      toggle.setAttribute("aria-pressed", on ? "true" : "false");
+      toggle.classList.toggle("is-on", on);
+    };
+    toggle.hidden = false;
+    show();
+    toggle.addEventListener("click", function () {
+      try {
+        window.localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+      } catch (e) {
+        /* private mode: the switch lasts as long as the page */
+      }
+      show();
+      beep(); // a sample, and browsers allow audio only after such a click
+    });
+  }
+
+  // --- the GM's keyboard shortcuts ----------------------------------------------------------
+  if (!isGM) return;
+
+  function typing(el) {
+    if (!el) return false;
+    var tag = el.tagName;
+    return (
+      tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable === true
+    );
+  }
+
+  function press(testid) {
+    var b = document.querySelector("#controls [data-testid='" + testid + "']");
+    if (b && !b.disabled) {
+      b.click();
+      return true;
+    }
+    return false;
+  }
+
+  function cards() {
+    return Array.prototype.slice.call(document.querySelectorAll("#combatants > .combatant"));
+  }
+
+  function focusCard(card) {
+    if (!card) return;
+    card.focus();
+    card.scrollIntoView({ block: "nearest" });
+    say(text(card.querySelector("h3")) + ", " + text(card.querySelector(".res-text")), false);
+  }
+
+  function step(delta) {
+    var all = cards();
+    if (!all.length) return;
+    var at = all.indexOf(document.activeElement && document.activeElement.closest(".combatant"));
+    var next = at < 0 ? (delta > 0 ? 0 : all.length - 1) : (at + delta + all.length) % all.length;
+    focusCard(all[next]);
+  }
+
+  var help = document.getElementById("shortcuts");
+
+  document.addEventListener("keydown", function (e) {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (typing(e.target)) return;
+    var key = e.key;
+    var done = true;
+    if (key === "?") {
+      if (help && help.togglePopover) help.togglePopover();
+    } else if (key === "n" || key === "N") {
+      done = press("advance-turn") || press("begin-round");
+    } else if (key === "u" || key === "U") {
+      done = press("undo");
+    } else if (key === "i" || key === "I") {
+      done = press("roll-initiative");
+    } else if (key === "j" || key === "J") {
+      step(1);
+    } else if (key === "k" || key === "K") {
+      step(-1);
+    } else if (key === "t" || key === "T") {
+      focusCard(document.querySelector("#combatants > .combatant.is-turn"));
+    } else if (/^[1-9]$/.test(key)) {
+      focusCard(cards()[Number(key) - 1]);
+    } else {
+      done = false;
+    }
+    if (done) e.preventDefault();
+  });
+})();

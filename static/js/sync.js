@@ -1,0 +1,71 @@
+/* Keeps a live page whole. Loaded after htmx and its ws extension, without defer.
+ *
+ * 1. Gaps. Every pushed change carries, on its #sync form, the version it shows
+ *    (data-version) and the version it follows (data-prev-version). A page that
+ *    was showing an older version than the one a push follows has missed a push
+ *    (a message dropped on the way): it asks the server for the whole view
+ *    ({"type": "resync"}). A whole view (sent on connect and on resync) has no
+ *    data-prev-version and is taken as it is.
+ * 2. Reconnects. htmx doubles its wait after each failed attempt, up to a minute
+ *    by default; a page here tries again at least every half second (plus or
+ *    minus htmx's 30 % jitter), so it is back within about a second of a
+ *    restarted server, which sends the whole view on connect. A failed attempt
+ *    on a server that is down costs a refused TCP connection. A site's own
+ *    htmx-config "ws" settings still win.
+ *
+ * No inline script and no eval: the Content-Security-Policy allows neither.
+ */
+(function () {
+  "use strict";
+  if (!window.htmx) {
+    return;
+  }
+  htmx.config.ws = Object.assign(
+    { reconnectDelay: 250, reconnectMaxDelay: 500 },
+    htmx.config.ws || {}
+  );
+
+  function versionOf(name) {
+    var sync = document.getElementById("sync");
+    var value = sync && sync.getAttribute(name);
+    if (value === null || value === "" || value === undefined) {
+      return null;
+    }
+    var n = Number(value);
+    return Number.isFinite(n) ? n : null;
+  }
+
+  // htmx handles one socket message at a time (in order), so "before" pairs with "after".
+  var shownBefore = null;
+  var askedAt = 0;
+
+  document.addEventListener("htmx:ws:before:message:incoming", function () {
+    shownBefore = versionOf("data-version");
+  });
+
+  document.addEventListener("htmx:ws:after:message:incoming", function (evt) {
+    var version = versionOf("data-version");
+    var follows = versionOf("data-prev-version");
+    if (follows === null) {
+      askedAt = 0; // a whole view: nothing is missing any more
+      return;
+    }
+    if (shownBefore === null || version === null || version === shownBefore) {
+      return; // not a change of version (a presence update, a notice)
+    }
+    if (follows <= shownBefore) {
+      return; // the push covers everything since what the page showed
+    }
+    // Missed pushes: ask once, and again only if no whole view came within 2 s.
+    var now = Date.now();
+    if (askedAt && now - askedAt < 2000) {
+      return;
+    }
+    var connection = evt.detail && evt.detail.connection;
+    var socket = connection && connection.socket;
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      askedAt = now;
+      socket.send(JSON.stringify({ type: "resync", version: shownBefore }));
+    }
+  });
+})();

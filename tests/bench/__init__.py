@@ -1,0 +1,1 @@
+"""The live-path benchmark: `make bench`. See docs/performance.md."""

@@ -1,0 +1,96 @@
+"""Tables for the benchmark and the scale-out tests, built through the app's own services.
+
+Run as `python -m tests.bench.fixtures` with the servers' environment; reads a
+JSON spec on stdin and prints what was made as JSON:
+
+    {"tables": {"<name>": <count>, ...}, "players": 6}
+
+Every table is an Action Points encounter in combat: one PC per seat (Player
+1..n, initiatives 20, 19, ...) and an Ogre with 10,000 HP (initiative 5) that
+only the GM moves. The turn is Player 1's, with nothing done yet. From there a
+cycle of commands always succeeds, forever: each player makes a Basic Attack on
+the Ogre then ends the turn; the GM ends the Ogre's turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+from typing import Any
+
+STATS = {
+    "attack": {"dice": "1d20", "bonus": 3},
+    "damage": {"dice": "1d8", "bonus": 2},
+    "defend": {"dice": "1d20", "bonus": 1},
+}
+
+
+def build(spec: dict[str, Any]) -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+
+    from combat import services
+    from combat.access import gm_viewer
+    from combat.models import Encounter
+
+    username = spec.get("username", "bench-gm")
+    password = spec.get("password") or secrets.token_urlsafe(16)
+    players = int(spec.get("players", 6))
+    User = get_user_model()
+    gm = User.objects.filter(username=username).first()
+    if gm is None:
+        gm = User.objects.create_user(username, password=password)
+    else:
+        gm.set_password(password)
+        gm.save()
+
+    def add(enc: Encounter, **fields: Any) -> str:
+        result = services.run_command(
+            enc.pk, gm_viewer(enc), {"type": "add_combatant", "stats": STATS, **fields}
+        )
+        assert result.ok, result.refusal
+        return next(e["data"]["id"] for e in result.events if e["kind"] == "combatant_added")
+
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for name, count in spec["tables"].items():
+        made = []
+        for i in range(int(count)):
+            enc = services.create_encounter(gm, f"{name} {i + 1}", "action_points", {})
+            assert isinstance(enc, Encounter), enc
+            pcs = [
+                add(enc, name=f"Hero {p + 1}", side="pc", hp=1000, initiative=20 - p)
+                for p in range(players)
+            ]
+            ogre = add(enc, name="Ogre", side="npc", hp=10000, initiative=5)
+            seats = [
+                services.create_seat(enc.pk, f"Player {p + 1}", [pcs[p]]) for p in range(players)
+            ]
+            started = services.run_command(enc.pk, gm_viewer(enc), {"type": "start_combat"})
+            assert started.ok, started.refusal
+            enc.refresh_from_db()
+            assert enc.state["turn"] == pcs[0], enc.state["turn"]
+            made.append(
+                {
+                    "id": enc.pk,
+                    "version": enc.version,
+                    "spectator": enc.spectator_token,
+                    "seats": [{"token": s.token, "actor": pcs[k]} for k, s in enumerate(seats)],
+                    "npc": ogre,
+                }
+            )
+        tables[name] = made
+    return {"username": username, "password": password, "tables": tables}
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt.settings")
+    import django
+
+    django.setup()
+    spec = json.loads(sys.stdin.read() or "{}")
+    json.dump(build(spec), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""Every figure beside the stock baseline's, with the ratio and the issue's target."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# (figure key, label, better when lower)
+FIGURES = [
+    ("p50_ms", "p50 ms, POST sent → last client has it", True),
+    ("p95_ms", "p95 ms", True),
+    ("p99_ms", "p99 ms", True),
+    ("rate_achieved", "actions/s sustained", False),
+    ("lost", "lost updates", True),
+    ("cpu_us_per_frame", "server CPU µs per delivered frame", True),
+    ("cpu_ms_per_action", "server CPU ms per action", True),
+    ("kb_per_connection", "server KB per connection", True),
+    ("frame_bytes", "bytes per pushed frame", True),
+    ("post_p50_ms", "p50 ms of the POST itself", True),
+]
+
+STACK_TITLES = {
+    "embedded": "embedded default: SQLite + in-memory layer, 1 daphne process",
+    "scaleout": "scale-out: PostgreSQL + Redis pub/sub layer, 2 daphne processes",
+}
+SCENARIO_TITLES = {
+    "table": "one table (1 GM, 6 players, 3 spectators)",
+    "stream100": "streamed table + 100 spectators at 10 actions/s",
+    "stream500": "streamed table + 500 spectators at 10 actions/s",
+    "fleet": "50 tables x 10 clients at 1 action/s each",
+}
+
+Check = Callable[[dict[str, Any], dict[str, Any] | None], bool | None]
+
+
+def _le(key: str, limit: float) -> Check:
+    def check(app: dict[str, Any], base: dict[str, Any] | None) -> bool | None:
+        v = app.get(key)
+        return None if v is None else v <= limit
+
+    return check
+
+
+def _le_base(key: str) -> Check:
+    def check(app: dict[str, Any], base: dict[str, Any] | None) -> bool | None:
+        if base is None or app.get(key) is None or base.get(key) is None:
+            return None
+        return app[key] <= base[key]
+
+    return check
+
+
+def _rate(app: dict[str, Any], base: dict[str, Any] | None) -> bool | None:
+    return app["rate_achieved"] >= 0.95 * app["rate_target"]
+
+
+def _none_lost(app: dict[str, Any], base: dict[str, Any] | None) -> bool | None:
+    return app["lost"] == 0
+
+
+# scenario -> figure -> (target text, check)
+TARGETS: dict[str, dict[str, tuple[str, Check]]] = {
+    "table": {"p95_ms": ("≤ 15", _le("p95_ms", 15))},
+    "stream100": {"p95_ms": ("≤ stock", _le_base("p95_ms"))},
+    "stream500": {
+        "p95_ms": ("≤ 60", _le("p95_ms", 60)),
+        "p99_ms": ("≤ 120", _le("p99_ms", 120)),
+        "rate_achieved": ("10 sustained", _rate),
+        "lost": ("0", _none_lost),
+        "cpu_us_per_frame": ("≤ 60", _le("cpu_us_per_frame", 60)),
+        "kb_per_connection": ("≤ 40", _le("kb_per_connection", 40)),
+    },
+    "fleet": {"p95_ms": ("≤ 30", _le("p95_ms", 30))},
+}
+
+
+def _num(v: Any) -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, int):
+        return str(v)
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    return f"{v:.1f}"
+
+
+def _ratio(a: Any, b: Any) -> str:
+    if a is None or b is None or b == 0:
+        return "n/a" if not (a == 0 and b == 0) else "="
+    return f"{a / b:.2f}×"
+
+
+def rows(result: dict[str, Any]) -> list[tuple[str, list[list[str]]]]:
+    """Per stack: a title and the rows of its table."""
+    runs = result["runs"]
+    out = []
+    for stack in dict.fromkeys(r["stack"] for r in runs):
+        table: list[list[str]] = []
+        for scenario in dict.fromkeys(r["scenario"] for r in runs if r["stack"] == stack):
+            app = next(
+                (
+                    r
+                    for r in runs
+                    if (r["stack"], r["scenario"], r["kind"]) == (stack, scenario, "app")
+                ),
+                None,
+            )
+            base = next(
+                (
+                    r
+                    for r in runs
+                    if (r["stack"], r["scenario"], r["kind"]) == (stack, scenario, "baseline")
+                ),
+                None,
+            )
+            if app is None:
+                continue
+            first = True
+            for key, label, _lower in FIGURES:
+                target, check = TARGETS.get(scenario, {}).get(key, ("", None))
+                met = ""
+                if check is not None:
+                    ok = check(app, base)
+                    met = "n/a" if ok is None else ("yes" if ok else "**no**")
+                name = (
+                    f"{SCENARIO_TITLES.get(scenario, scenario)} "
+                    f"({app['clients']} sockets, {app['actions']} actions)"
+                )
+                b = base.get(key) if base else None
+                table.append(
+                    [
+                        name if first else "",
+                        label,
+                        _num(app.get(key)),
+                        _num(b),
+                        _ratio(app.get(key), b),
+                        target,
+                        met,
+                    ]
+                )
+                first = False
+        out.append((STACK_TITLES.get(stack, stack), table))
+    return out
+
+
+HEADER = ["scenario", "figure", "app", "stock", "app ÷ stock", "target", "met"]
+
+
+def marginal(result: dict[str, Any]) -> list[str]:
+    """Server CPU per extra spectator frame: stream500 (or stream100) against the table.
+
+    Everything a table does per action (rules, database, one render per audience, the
+    POST) is in both runs; what the spectators add is the fan-out alone. This isolates
+    the cost the stock baseline is about, per frame.
+    """
+    out = []
+    runs = result["runs"]
+
+    def find(stack: str, scenario: str, kind: str) -> dict[str, Any] | None:
+        return next(
+            (r for r in runs if (r["stack"], r["scenario"], r["kind"]) == (stack, scenario, kind)),
+            None,
+        )
+
+    for stack in dict.fromkeys(r["stack"] for r in runs):
+        for big in ("stream500", "stream100"):
+            figures = []
+            for kind in ("app", "baseline"):
+                small, large = find(stack, "table", kind), find(stack, big, kind)
+                if not small or not large or not small["actions"] or not large["actions"]:
+                    break
+                cpu = [r["cpu_ms_per_action"] for r in (small, large)]
+                fpa = [r["frames"] / r["actions"] for r in (small, large)]
+                if None in cpu or fpa[1] <= fpa[0]:
+                    break
+                figures.append((cpu[1] - cpu[0]) * 1000 / (fpa[1] - fpa[0]))
+            if len(figures) == 2:
+                out.append(
+                    f"{STACK_TITLES.get(stack, stack)}: each extra spectator frame ({big} against "
+                    f"the table) cost the server {figures[0]:.0f} µs of CPU, the stock fan-out "
+                    f"{figures[1]:.0f} µs ({_ratio(figures[0], figures[1])})."
+                )
+                break
+    return out
+
+
+def markdown(result: dict[str, Any]) -> str:
+    meta = result["meta"]
+    lines = [
+        f"Run {meta['started']} ({'quick' if meta['quick'] else 'full'} mode, "
+        f"{meta['seconds']} s), {meta['cores']} cores, load average before "
+        f"{' '.join(meta['loadavg'])}, after {' '.join(meta['loadavg_after'])}.",
+        "",
+    ]
+    for title, table in rows(result):
+        lines += [f"### {title}", "", "| " + " | ".join(HEADER) + " |"]
+        lines.append("|" + "|".join(["---"] * len(HEADER)) + "|")
+        lines += ["| " + " | ".join(r) + " |" for r in table]
+        lines.append("")
+    extra = marginal(result)
+    if extra:
+        lines += ["Fan-out alone:", "", *[f"- {m}" for m in extra], ""]
+    busy = [
+        f"{r['stack']} {r['scenario']} {r['kind']} {r['client_cpu_percent']:.0f}%"
+        for r in result["runs"]
+    ]
+    lines += [f"The benchmark's own clients used (of one core): {', '.join(busy)}.", ""]
+    notes = [
+        f"- {r['stack']} {r['scenario']} {r['kind']}: {n}"
+        for r in result["runs"]
+        for n in r.get("notes", [])
+    ]
+    if notes:
+        lines += ["Notes:", "", *notes, ""]
+    return "\n".join(lines)
+
+
+def text(result: dict[str, Any]) -> str:
+    """The same tables, aligned for a terminal."""
+    out = []
+    for title, table in rows(result):
+        widths = [max(len(r[i]) for r in [HEADER, *table]) for i in range(len(HEADER))]
+        out.append(f"\n{title}")
+        out.append("  ".join(h.ljust(w) for h, w in zip(HEADER, widths, strict=True)))
+        for r in table:
+            out.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    extra = marginal(result)
+    if extra:
+        out += ["", *extra]
+    return "\n".join(out)
+
+
+def misses(result: dict[str, Any]) -> list[str]:
+    found = []
+    for title, table in rows(result):
+        scenario = ""
+        for r in table:
+            scenario = r[0] or scenario
+            if r[6] == "**no**":
+                found.append(f"{title}: {scenario}: {r[1]} {r[2]} (target {r[5]})")
+    return found

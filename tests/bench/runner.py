@@ -1,0 +1,591 @@
+"""Stacks, scenarios and one measured run of each, app and stock baseline side by side."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.bench import harness
+from tests.bench.servers import (
+    HOST,
+    PRODUCTION,
+    Daphne,
+    clean_env,
+    drop_postgres_database_later,
+    migrated_postgres_database,
+    migrated_sqlite_file,
+    redis_url,
+    run_module,
+    start_all,
+)
+
+APP = "vtt.asgi:application"
+BASELINE = "tests.bench.baseline_asgi:application"
+
+
+# --- scenarios -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    title: str
+    tables: int
+    spectators: int  # per table, besides the GM and the players
+    rate: float  # actions per second, per table
+    actions: int  # per table, full run
+    quick_actions: int  # per table, quick run
+
+    def count(self, quick: bool) -> int:
+        return self.quick_actions if quick else self.actions
+
+
+PLAYERS = 6
+
+SCENARIOS = {
+    s.key: s
+    for s in [
+        Scenario("table", "one table: 1 GM, 6 players, 3 spectators", 1, 3, 10.0, 300, 26),
+        Scenario(
+            "stream100", "one streamed table + 100 spectators, 10 actions/s", 1, 100, 10.0, 300, 26
+        ),
+        Scenario(
+            "stream500", "one streamed table + 500 spectators, 10 actions/s", 1, 500, 10.0, 200, 39
+        ),
+        Scenario("fleet", "50 tables x 10 clients, 1 action/s each", 50, 3, 1.0, 30, 2),
+    ]
+}
+
+
+# --- stacks --------------------------------------------------------------------------------
+
+
+@dataclass
+class Stack:
+    """Where the servers run: their environment, how many processes, and the data they serve."""
+
+    key: str
+    title: str
+    processes: int
+    workdir: Path
+    env: dict[str, str] = field(default_factory=dict)
+    pg_database: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def embedded(cls, workdir: Path) -> Stack:
+        db = workdir / "embedded.sqlite3"
+        # Production switches (DEBUG off); one database connection per request, as under ASGI.
+        env = clean_env(**PRODUCTION, DATABASE_URL=f"sqlite:///{db}")
+        migrated_sqlite_file(db, env)
+        return cls("embedded", "embedded: SQLite + in-memory layer, 1 daphne", 1, workdir, env)
+
+    @classmethod
+    def scaleout(cls, workdir: Path) -> Stack:
+        env = clean_env(**PRODUCTION, REDIS_URL=redis_url())
+        name, url = migrated_postgres_database("vtt_bench", env)
+        # Our own prefix: other test runs on the same Redis must not hear our pushes.
+        env.update(DATABASE_URL=url, CHANNEL_LAYER_PREFIX=name)
+        return cls(
+            "scaleout",
+            "scale-out: PostgreSQL + Redis pub/sub, 2 daphne",
+            2,
+            workdir,
+            env,
+            pg_database=name,
+        )
+
+    def prepare(self, scenarios: list[Scenario]) -> None:
+        spec = {
+            "username": "bench-gm",
+            "players": PLAYERS,
+            "tables": {"warmup": 1, **{s.key: s.tables for s in scenarios}},
+        }
+        self.data = json.loads(run_module("tests.bench.fixtures", self.env, json.dumps(spec)))
+
+    def servers(self, app: str, tag: str) -> list[Daphne]:
+        env = dict(self.env)
+        if app == BASELINE:
+            env["DJANGO_SETTINGS_MODULE"] = "tests.bench.baseline_settings"
+        return [
+            Daphne(app, env, self.workdir / f"{self.key}-{tag}-{i}.log")
+            for i in range(self.processes)
+        ]
+
+    def cleanup(self) -> None:
+        if self.pg_database:
+            drop_postgres_database_later(self.pg_database)
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+def pct(values: list[float], p: float) -> float | None:
+    """Nearest-rank percentile."""
+    if not values:
+        return None
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, int(-(-p * len(s) // 1)) - 1))
+    return s[k]
+
+
+@dataclass
+class Run:
+    stack: str
+    scenario: str
+    kind: str  # "app" or "baseline"
+    processes: int
+    clients: int
+    tables: int
+    actions: int
+    rate_target: float
+    rate_achieved: float
+    p50_ms: float | None
+    p95_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+    post_p50_ms: float | None
+    lost: int
+    frames: int
+    frame_bytes: float
+    cpu_us_per_frame: float | None
+    kb_per_connection: float | None
+    cpu_percent: float
+    duration_s: float
+    cpu_ms_per_action: float | None = None
+    client_cpu_percent: float = 0.0
+    refused: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class Progress:
+    """One line that updates in place on a terminal, or a line every few seconds otherwise."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stdout.isatty()
+        self.last = 0.0
+
+    def show(self, text: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.tty:
+            sys.stdout.write("\r\033[K" + text)
+            sys.stdout.flush()
+        elif force or now - self.last > 3:
+            print("  " + text, flush=True)
+            self.last = now
+
+    def done(self, text: str) -> None:
+        if self.tty:
+            sys.stdout.write("\r\033[K")
+        print("  " + text, flush=True)
+
+
+def _cpu(servers: list[Daphne]) -> float:
+    return sum(s.cpu_seconds() for s in servers)
+
+
+def _rss(servers: list[Daphne]) -> int:
+    return sum(s.rss_bytes() for s in servers)
+
+
+async def _quiet(servers: list[Daphne], limit: float = 8.0) -> None:
+    """Wait until the servers are (nearly) idle: what came before must not count."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        a = _cpu(servers)
+        await asyncio.sleep(0.25)
+        if _cpu(servers) - a < 0.02:
+            return
+
+
+async def _drive(
+    tables: list[harness.Table], n: int, rate: float, progress: Progress, label: str
+) -> tuple[float, float, list[str]]:
+    """Each table sends n commands at `rate`, one at a time; returns (start, end, errors)."""
+    errors: list[str] = []
+    done = 0
+    total = n * len(tables)
+    t0 = time.perf_counter() + 0.2
+
+    async def one(table: harness.Table, offset: float) -> None:
+        nonlocal done
+        for k in range(n):
+            delay = t0 + offset + k / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            try:
+                await table.step()
+            except Exception as e:
+                errors.append(f"{table.name}: {type(e).__name__}: {e}")
+                return
+            done += 1
+
+    async def ticker() -> None:
+        while done < total:
+            progress.show(f"{label}: {done}/{total} actions")
+            await asyncio.sleep(0.5)
+
+    tick = asyncio.create_task(ticker())
+    await asyncio.gather(*(one(t, i / rate / len(tables)) for i, t in enumerate(tables)))
+    tick.cancel()
+    end = time.perf_counter()
+    return t0, end, errors
+
+
+async def _settle(tables: list[harness.Table], limit: float = 5.0) -> None:
+    """Wait until every client has the last version of its table (or `limit` passes)."""
+    deadline = time.perf_counter() + limit
+    while time.perf_counter() < deadline:
+        if all(c.maxv >= t.version for t in tables for c in t.clients):
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)  # stragglers: a frame still in flight would be a duplicate
+
+
+async def measure(
+    stack: Stack,
+    scenario: Scenario,
+    kind: str,
+    servers: list[Daphne],
+    quick: bool,
+    progress: Progress,
+    frame_bytes: float = 2048,
+    profile: Path | None = None,
+) -> Run:
+    label = f"[{stack.key}] {scenario.key} {kind}"
+    ports = [s.port for s in servers]
+    counters = harness.Counters()
+    gate = asyncio.Semaphore(16)
+    n = scenario.count(quick)
+    notes: list[str] = []
+    connected = 0
+    per_table = 1 + PLAYERS + scenario.spectators
+    expected = per_table * scenario.tables
+
+    def on_connect() -> None:
+        nonlocal connected
+        connected += 1
+        progress.show(f"{label}: connecting {connected}/{expected} sockets")
+
+    await _quiet(servers, 3 if quick else 8)
+    rss0 = _rss(servers)
+    retried = harness.RETRIES.count
+    tables: list[harness.Table] = []
+    if kind == "app":
+        gm_cookies = {}
+        for p in ports:
+            b = await harness.log_in_gm(p, stack.data["username"], stack.data["password"])
+            gm_cookies[p] = dict(b.cookies)
+            await b.close()
+        live = [
+            harness.LiveTable(name=f"{scenario.key}-{i}", info=info)
+            for i, info in enumerate(stack.data["tables"][scenario.key])
+        ]
+        await asyncio.gather(
+            *(
+                harness.open_live_table(
+                    t, ports, gm_cookies, scenario.spectators, counters, gate, on_connect
+                )
+                for t in live
+            )
+        )
+        tables = list(live)
+    else:
+        stock = [
+            harness.StockTable(name=f"{stack.key}{scenario.key}{i}", size=int(frame_bytes))
+            for i in range(scenario.tables)
+        ]
+        await asyncio.gather(
+            *(
+                harness.open_stock_table(t, ports, per_table, counters, gate, on_connect)
+                for t in stock
+            )
+        )
+        tables = list(stock)
+    # Every page has its first view (and the GM the presence of everyone) before we start.
+    deadline = time.perf_counter() + 30
+    while time.perf_counter() < deadline:
+        if kind != "app" or all(not c.expects_view for t in tables for c in t.clients):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        notes.append("some pages never got their first view")
+    if harness.RETRIES.count > retried:
+        notes.append(f"{harness.RETRIES.count - retried} socket connections had to be retried")
+    await _quiet(servers, 3 if quick else 8)
+
+    stop = asyncio.Event()
+    beats = asyncio.create_task(harness.heartbeats(tables, stop))
+    spies = _profile(profile, servers, f"{stack.key}-{scenario.key}-{kind}")
+    cpu0 = _cpu(servers)
+    own0 = time.process_time()
+    frames0 = counters.frames
+    wall0 = time.perf_counter()
+    start, end, errors = await _drive(tables, n, scenario.rate, progress, label)
+    await _settle(tables)
+    wall = time.perf_counter() - wall0
+    cpu = _cpu(servers) - cpu0
+    own = time.process_time() - own0
+    frames = counters.frames - frames0
+    rss1 = _rss(servers)
+    stop.set()
+    await beats
+    for spy in spies:
+        spy.send_signal(signal.SIGINT)
+        spy.wait(30)
+
+    lat: list[float] = []
+    answered: list[float] = []
+    lost = 0
+    actions = 0
+    first_sent: list[float] = []
+    last_sent: list[float] = []
+    for t in tables:
+        tl, tlost, tn = t.outcome()
+        lat += tl
+        lost += tlost
+        actions += tn
+        answered += list(t.answered.values())
+        if t.sent:
+            first_sent.append(min(t.sent.values()))
+            last_sent.append(max(t.sent.values()))
+    per_table_rate = 0.0
+    if actions > len(tables) and last_sent:
+        span = max(last_sent) - min(first_sent)
+        per_table_rate = (actions - len(tables)) / span / len(tables) if span > 0 else 0.0
+    notes += errors[:5]
+    refused = sum(len(t.refused) for t in tables)
+
+    # Close everything; the servers' goodbye work (presence, group discard) is not measured.
+    for t in tables:
+        for c in t.clients:
+            if c.ws is not None:
+                c.ws.close()
+        if isinstance(t, harness.LiveTable):
+            for b in [t.gm, *t.players]:
+                if b is not None:
+                    await b.close()
+        if isinstance(t, harness.StockTable):
+            for b in t.posters:
+                await b.close()
+    await asyncio.sleep(0.5)
+    clients = sum(len(t.clients) for t in tables)
+    ms = [x * 1000 for x in lat]
+    vbytes = counters.versioned_bytes / counters.versioned if counters.versioned else 0.0
+    run = Run(
+        stack=stack.key,
+        scenario=scenario.key,
+        kind=kind,
+        processes=len(servers),
+        clients=clients,
+        tables=len(tables),
+        actions=actions,
+        rate_target=scenario.rate * len(tables),
+        rate_achieved=per_table_rate * len(tables),
+        p50_ms=pct(ms, 0.50),
+        p95_ms=pct(ms, 0.95),
+        p99_ms=pct(ms, 0.99),
+        max_ms=max(ms) if ms else None,
+        post_p50_ms=(pct(answered, 0.5) or 0) * 1000 if answered else None,
+        lost=lost,
+        frames=frames,
+        frame_bytes=vbytes,
+        cpu_us_per_frame=cpu / frames * 1e6 if frames else None,
+        kb_per_connection=(rss1 - rss0) / 1024 / clients if clients else None,
+        cpu_percent=cpu / wall * 100 if wall else 0.0,
+        duration_s=wall,
+        cpu_ms_per_action=cpu / actions * 1000 if actions else None,
+        client_cpu_percent=own / wall * 100 if wall else 0.0,
+        refused=refused,
+        notes=notes,
+    )
+    progress.done(
+        f"{label}: {actions} actions, p50/p95/p99 {fmt(run.p50_ms)}/{fmt(run.p95_ms)}/"
+        f"{fmt(run.p99_ms)} ms, lost {lost}, {fmt(run.cpu_us_per_frame)} µs/frame, "
+        f"{fmt(run.kb_per_connection)} KB/conn" + (f"  NOTE: {'; '.join(notes)}" if notes else "")
+    )
+    return run
+
+
+def _profile(directory: Path | None, servers: list[Daphne], name: str) -> list[subprocess.Popen]:
+    """py-spy on each server for the measured phase (collapsed stacks, one file each)."""
+    if directory is None:
+        return []
+    directory.mkdir(parents=True, exist_ok=True)
+    spy = Path(sys.executable).with_name("py-spy")
+    return [
+        subprocess.Popen(
+            [
+                str(spy),
+                "record",
+                "--pid",
+                str(s.pid),
+                "--rate",
+                "250",
+                "--nonblocking",
+                "--gil",
+                "--format",
+                "raw",
+                "--output",
+                str(directory / f"{name}-{i}.txt"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for i, s in enumerate(servers)
+    ]
+
+
+def fmt(x: float | None, digits: int = 1) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+async def _warm_up(stack: Stack, servers: list[Daphne]) -> None:
+    """Load every code path once (templates, sessions, the layer) before anything is measured."""
+    counters = harness.Counters()
+    ports = [s.port for s in servers]
+    gm_cookies = {}
+    for p in ports:
+        b = await harness.log_in_gm(p, stack.data["username"], stack.data["password"])
+        gm_cookies[p] = dict(b.cookies)
+        await b.close()
+    gate = asyncio.Semaphore(8)
+    t = harness.LiveTable(name="warmup", info=stack.data["tables"]["warmup"][0])
+    await harness.open_live_table(t, ports, gm_cookies, 2, counters, gate)
+    for _ in range(2 * (PLAYERS + 1)):
+        await t.step()
+    await _settle([t], 3)
+    stack.data["tables"]["warmup"][0]["version"] = t.version
+    for c in t.clients:
+        if c.ws is not None:
+            c.ws.close()
+    for b in [t.gm, *t.players]:
+        if b is not None:
+            await b.close()
+
+
+async def _warm_up_stock(servers: list[Daphne]) -> None:
+    counters = harness.Counters()
+    t = harness.StockTable(name="warmup", size=1024)
+    await harness.open_stock_table(t, [s.port for s in servers], 4, counters, asyncio.Semaphore(4))
+    for _ in range(5):
+        await t.step()
+    await _settle([t], 3)
+    for c in t.clients:
+        if c.ws is not None:
+            c.ws.close()
+    for b in t.posters:
+        await b.close()
+
+
+# --- the whole benchmark -----------------------------------------------------------------
+
+
+async def run_stack(
+    stack: Stack,
+    scenarios: list[Scenario],
+    quick: bool,
+    fresh: bool,
+    progress: Progress,
+    profile: Path | None = None,
+) -> list[Run]:
+    runs: list[Run] = []
+    print(f"\n== {stack.title}", flush=True)
+    t = time.monotonic()
+    stack.prepare(scenarios)
+    print(
+        f"  {sum(s.tables for s in scenarios) + 1} tables made in {time.monotonic() - t:.1f} s",
+        flush=True,
+    )
+    app_servers: list[Daphne] | None = None
+    base_servers: list[Daphne] | None = None
+    try:
+        for sc in scenarios:
+            if app_servers is None or fresh:
+                if app_servers:
+                    for s in app_servers:
+                        s.stop()
+                app_servers = start_all(stack.servers(APP, f"app-{sc.key}"))
+                await _warm_up(stack, app_servers)
+            app = await measure(stack, sc, "app", app_servers, quick, progress, profile=profile)
+            runs.append(app)
+            if fresh and app_servers:
+                for s in app_servers:
+                    s.stop()
+                app_servers = None
+            if base_servers is None or fresh:
+                if base_servers:
+                    for s in base_servers:
+                        s.stop()
+                base_servers = start_all(stack.servers(BASELINE, f"baseline-{sc.key}"))
+                await _warm_up_stock(base_servers)
+            runs.append(
+                await measure(
+                    stack,
+                    sc,
+                    "baseline",
+                    base_servers,
+                    quick,
+                    progress,
+                    app.frame_bytes or 2048,
+                    profile=profile,
+                )
+            )
+            if fresh and base_servers:
+                for s in base_servers:
+                    s.stop()
+                base_servers = None
+    finally:
+        for group in (app_servers, base_servers):
+            for s in group or []:
+                s.stop()
+        stack.cleanup()
+    return runs
+
+
+def machine() -> dict[str, Any]:
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[:3]
+    return {
+        "cores": os.cpu_count(),
+        "loadavg": load,
+        "python": sys.version.split()[0],
+        "host": HOST,
+    }
+
+
+async def main_async(args: Any) -> dict[str, Any]:
+    scenarios = [SCENARIOS[k] for k in args.scenarios]
+    workdir = Path(tempfile.mkdtemp(prefix="vtt-bench-"))
+    progress = Progress()
+    started = time.time()
+    meta = {"quick": args.quick, "started": time.strftime("%Y-%m-%d %H:%M:%S"), **machine()}
+    runs: list[Run] = []
+    random.seed(args.seed)
+    try:
+        for key in args.stacks:
+            stack = Stack.embedded(workdir) if key == "embedded" else Stack.scaleout(workdir)
+            runs += await run_stack(
+                stack, scenarios, args.quick, args.fresh, progress, args.profile
+            )
+    finally:
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            print(f"  logs kept in {workdir}")
+    meta["seconds"] = round(time.time() - started, 1)
+    meta["loadavg_after"] = machine()["loadavg"]
+    return {"meta": meta, "runs": [asdict(r) for r in runs]}

@@ -1,0 +1,160 @@
+"""The README's pictures, taken from the demo table mid-fight (and checked while at it).
+
+`seed_demo` builds the table and prints the log-in and the links; the test follows
+them as a new GM would: log in, open the Action Points demo, start combat, hand the
+turn round to Ana, and let her player make an Empowered Attack on the Ogre. Then:
+
+- docs/screenshots/gm.png: the GM console (1280x800)
+- docs/screenshots/player.png: Ana's player page (1280x800)
+- docs/screenshots/player-phone.png: the same page on a phone (390x844)
+- docs/screenshots/spectator.png: the spectators' screen (1280x800)
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from urllib.parse import urlsplit
+
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from .conftest import HIDDEN, SCREENSHOTS, arrive, log_in, open_person
+
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+
+
+def demo_links(out: str, ruleset: str) -> dict[str, str]:
+    """The GM log-in and this ruleset's links, as `seed_demo` printed them."""
+    login = re.search(r"GM log-in: (\S+)\s+user: (\S+)\s+password: (\S+)", out)
+    assert login, out
+    section = out.split(f"({ruleset})", 1)[1].split("\n\n", 1)[0]
+    links = {
+        "login": urlsplit(login.group(1)).path,
+        "user": login.group(2),
+        "password": login.group(3),
+        "gm": urlsplit(re.search(r"GM console: (\S+)", section).group(1)).path,
+        "ana": urlsplit(re.search(r"\(plays Ana\): (\S+)", section).group(1)).path,
+        "bram": urlsplit(re.search(r"\(plays Bram\): (\S+)", section).group(1)).path,
+        "spectator": urlsplit(re.search(r"Spectators: (\S+)", section).group(1)).path,
+    }
+    return links
+
+
+def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
+    out = io.StringIO()
+    call_command("seed_demo", stdout=out, no_color=True)
+    links = demo_links(out.getvalue(), "action_points")
+    base = live_server_url
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    gm = open_person(browser, "gm", "GM", **DESKTOP)
+    player = open_person(browser, "player", "Player 1", **DESKTOP)
+    player2 = open_person(browser, "player", "Player 2", **DESKTOP)
+    phone = open_person(browser, "player", "Player 1 (phone)", **PHONE)
+    spectator = open_person(browser, "spectator", "Spectator", **DESKTOP)
+    people = [gm, player, player2, phone, spectator]
+    try:
+        assert links["login"] == "/accounts/login/"
+        log_in(gm, base, links["user"], links["password"])
+        gm.navigations.clear()
+        arrive(gm, base + links["gm"])
+        for p, path in (
+            (player, links["ana"]),
+            (phone, links["ana"]),
+            (player2, links["bram"]),
+            (spectator, links["spectator"]),
+        ):
+            arrive(p, base + path)
+
+        # The GM sees who is at the table, as they arrive.
+        presence = gm.page.get_by_test_id("presence")
+        for who in ("GM connected", "Player 1 connected", "Player 2 connected"):
+            expect(presence).to_contain_text(who)
+        expect(presence).to_contain_text("1 spectator watching")
+
+        gm.page.get_by_test_id("start-combat").click()
+        expect(gm.status).to_have_attribute("data-phase", "combat")
+        # Initiative is rolled: the GM hands the turn on (acting for NPCs) until Ana's.
+        ana = player.page.locator("#panels [data-combatant]").first.get_attribute("data-combatant")
+        assert ana
+        for _ in range(6):
+            if gm.page.locator(f"#order [data-combatant='{ana}'][aria-current='step']").count():
+                break
+            turn = gm.page.locator("#order [aria-current='step']")
+            cid = turn.get_attribute("data-combatant")
+            attack = gm.page.locator(f"#turn [data-testid='action-button-{cid}-basic_attack']")
+            if turn.locator(".tag.side-npc").count():
+                # The NPC swings at Bram (Ana is the one in the pictures).
+                target = gm.page.locator(
+                    f"#turn [data-testid='action-{cid}-basic_attack'] select[name='opt_target']"
+                )
+                target.select_option(label="Bram")
+                attack.click()
+                expect(gm.page.get_by_test_id("refusal")).to_have_count(0)
+            gm.page.get_by_test_id("advance-turn").click()
+            expect(gm.page.locator(f"#order [data-combatant='{cid}']")).not_to_have_attribute(
+                "aria-current", "step"
+            )
+        for p in people:
+            expect(p.page.locator(f"#order [data-combatant='{ana}']"), p.name).to_have_attribute(
+                "aria-current", "step"
+            )
+
+        # Ana's player: an Empowered Attack on the Ogre, +1 to hit (2 AP of 3).
+        form = player.page.get_by_test_id(f"action-{ana}-empowered_attack")
+        form.locator("select[name='opt_target']").select_option(label="Ogre")
+        form.locator("input[name='opt_to_hit']").fill("1")
+        form.get_by_test_id(f"action-button-{ana}-empowered_attack").click()
+        for p in people:
+            expect(
+                p.log.locator("li .text").filter(
+                    has_text=re.compile(
+                        r"^Ana: Empowered Attack \(\+1 to hit, \+0 damage\) for 2 AP on Ogre"
+                    )
+                )
+            ).to_have_count(1)
+            expect(p.page.locator(f"[data-testid='res-{ana}-ap']").first, p.name).to_have_attribute(
+                "data-value", "1"
+            )
+
+        # The phone layout fits the phone: nothing to scroll sideways, the buttons in reach.
+        overflow = phone.page.evaluate(
+            "() => document.documentElement.scrollWidth - window.innerWidth"
+        )
+        assert overflow <= 0, f"the player page is {overflow}px wider than the phone"
+        end = phone.page.get_by_test_id(f"end-turn-{ana}")
+        expect(end).to_be_visible()
+        box = end.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
+
+        # The GM sees the hidden Troll; nobody else ever did.
+        expect(gm.page.locator("#combatants")).to_contain_text(HIDDEN)
+        for p in (player, player2, phone, spectator):
+            assert HIDDEN not in p.everything_received(), f"{HIDDEN} reached {p.name}"
+
+        for p in people:
+            p.page.evaluate(
+                "() => { document.activeElement && document.activeElement.blur();"
+                " window.scrollTo(0, 0); }"
+            )
+        gm.page.screenshot(path=str(SCREENSHOTS / "gm.png"))
+        player.page.screenshot(path=str(SCREENSHOTS / "player.png"))
+        phone.page.screenshot(path=str(SCREENSHOTS / "player-phone.png"))
+        spectator.page.screenshot(path=str(SCREENSHOTS / "spectator.png"))
+        for name in ("gm", "player", "player-phone", "spectator"):
+            png = SCREENSHOTS / f"{name}.png"
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+
+        for p in people:
+            p.assert_never_reloaded()
+            p.assert_no_errors()
+    finally:
+        for p in people:
+            p.context.close()
