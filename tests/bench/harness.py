@@ -42,6 +42,9 @@ class Counters:
     versioned: int = 0
     versioned_bytes: int = 0
 
+    def reset(self) -> None:
+        self.frames = self.bytes = self.versioned = self.versioned_bytes = 0
+
 
 @dataclass
 class Client:
@@ -96,6 +99,21 @@ class Table:
     answered: dict[int, float] = field(default_factory=dict)  # version -> POST round trip
     version: int = 0
     refused: list[str] = field(default_factory=list)
+    ports: list[int] = field(default_factory=list)
+    offset: int = 0
+
+    def port_for(self, i: int) -> int:
+        """The server of the table's i-th client: round robin, as a proxy would spread them."""
+        return self.ports[(self.offset + i) % len(self.ports)]
+
+    def reset(self) -> None:
+        """Forget what earlier runs measured; the clients stay connected."""
+        self.reach.clear()
+        self.sent.clear()
+        self.answered.clear()
+        self.refused.clear()
+        for c in self.clients:
+            c.skipped = 0
 
     async def step(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -226,13 +244,11 @@ async def open_live_table(
     """Connect the table's GM, players and `spectators` spectators, spread over `ports`."""
     info = table.info
     table.version = int(info["version"])
-    start = random.randrange(len(ports))
-
-    def port_for(i: int) -> int:
-        return ports[(start + i) % len(ports)]
+    table.ports = ports
+    table.offset = random.randrange(len(ports))
 
     async def gm() -> None:
-        port = port_for(0)
+        port = table.port_for(0)
         b = Browser(HOST, port, cookies=dict(gm_cookies[port]))
         async with gate:
             await b.get_page(f"/enc/{table.enc_id}/")
@@ -245,7 +261,7 @@ async def open_live_table(
         on_connect()
 
     async def player(k: int, seat: dict[str, Any]) -> Browser:
-        port = port_for(1 + k)
+        port = table.port_for(1 + k)
         b = Browser(HOST, port)
         async with gate:
             await b.get_page(f"/p/{seat['token']}/")
@@ -255,25 +271,34 @@ async def open_live_table(
         on_connect()
         return b
 
-    async def spectator(k: int) -> None:
-        port = port_for(1 + len(info["seats"]) + k)
+    results = await asyncio.gather(gm(), *(player(k, s) for k, s in enumerate(info["seats"])))
+    table.players = [b for b in results[1:] if isinstance(b, Browser)]
+    await add_spectators(table, spectators, counters, gate, on_connect)
+
+
+async def add_spectators(
+    table: LiveTable,
+    count: int,
+    counters: Counters,
+    gate: asyncio.Semaphore,
+    on_connect: Callable[[], None] = lambda: None,
+) -> None:
+    """`count` more spectators through the spectator link, spread over the table's ports."""
+    token = table.info["spectator"]
+    first = len(table.clients)
+
+    async def spectator(i: int) -> None:
+        port = table.port_for(i)
         b = Browser(HOST, port)
         async with gate:
-            await b.get_page(f"/s/{info['spectator']}/")
+            await b.get_page(f"/s/{token}/")
             await b.close()  # a spectator never posts: no idle HTTP connection kept
             client = Client("spectator", table, port)
-            client.ws = await open_socket(
-                b, f"/ws/s/{info['spectator']}/", client.handler(counters)
-            )
+            client.ws = await open_socket(b, f"/ws/s/{token}/", client.handler(counters))
         table.clients.append(client)
         on_connect()
 
-    results = await asyncio.gather(
-        gm(),
-        *(player(k, s) for k, s in enumerate(info["seats"])),
-        *(spectator(k) for k in range(spectators)),
-    )
-    table.players = [b for b in results[1 : 1 + len(info["seats"])] if isinstance(b, Browser)]
+    await asyncio.gather(*(spectator(first + k) for k in range(count)))
 
 
 # --- the stock baseline ------------------------------------------------------------------
@@ -304,28 +329,33 @@ class StockTable(Table):
         self.answered[v] = answered
 
 
-async def open_stock_table(
+async def add_stock_sockets(
     table: StockTable,
     ports: list[int],
-    sockets: int,
+    count: int,
     counters: Counters,
     gate: asyncio.Semaphore,
     on_connect: Callable[[], None] = lambda: None,
 ) -> None:
-    start = random.randrange(len(ports))
+    """`count` more sockets in the table's group, spread over `ports`."""
+    if not table.ports:
+        table.ports = ports
+        table.offset = random.randrange(len(ports))
+        table.posters = [Browser(HOST, p) for p in ports]
+    first = len(table.clients)
 
     async def one(i: int) -> None:
-        port = ports[(start + i) % len(ports)]
+        port = table.port_for(i)
         b = Browser(HOST, port)
         # The baseline sends nothing on connect: its first frame is already an update.
         client = Client("socket", table, port, expects_view=False)
         async with gate:
             client.ws = await open_socket(b, f"/ws/b/{table.name}/", client.handler(counters))
+        client.maxv = table.version
         table.clients.append(client)
         on_connect()
 
-    await asyncio.gather(*(one(i) for i in range(sockets)))
-    table.posters = [Browser(HOST, p) for p in ports]
+    await asyncio.gather(*(one(first + k) for k in range(count)))
 
 
 # --- heartbeats, as the page's sync form sends them every 20 s ---------------------------

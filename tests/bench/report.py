@@ -14,7 +14,8 @@ FIGURES = [
     ("lost", "lost updates", True),
     ("cpu_us_per_frame", "server CPU µs per delivered frame", True),
     ("cpu_ms_per_action", "server CPU ms per action", True),
-    ("kb_per_connection", "server KB per connection", True),
+    ("kb_per_connection", "server KB per connection (RSS, all open)", True),
+    ("kb_per_connection_after_run", "... and after the run", True),
     ("frame_bytes", "bytes per pushed frame", True),
     ("post_p50_ms", "p50 ms of the POST itself", True),
 ]

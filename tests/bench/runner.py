@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.bench import harness
+from tests.bench.client import Browser
 from tests.bench.servers import (
     HOST,
     PRODUCTION,
@@ -27,7 +28,6 @@ from tests.bench.servers import (
     migrated_sqlite_file,
     redis_url,
     run_module,
-    start_all,
 )
 
 APP = "vtt.asgi:application"
@@ -46,6 +46,7 @@ class Scenario:
     rate: float  # actions per second, per table
     actions: int  # per table, full run
     quick_actions: int  # per table, quick run
+    group: str = "stream"  # scenarios of a group share their tables, growing in spectators
 
     def count(self, quick: bool) -> int:
         return self.quick_actions if quick else self.actions
@@ -56,14 +57,14 @@ PLAYERS = 6
 SCENARIOS = {
     s.key: s
     for s in [
-        Scenario("table", "one table: 1 GM, 6 players, 3 spectators", 1, 3, 10.0, 300, 26),
+        Scenario("table", "one table: 1 GM, 6 players, 3 spectators", 1, 3, 10.0, 300, 20),
         Scenario(
-            "stream100", "one streamed table + 100 spectators, 10 actions/s", 1, 100, 10.0, 300, 26
+            "stream100", "one streamed table + 100 spectators, 10 actions/s", 1, 100, 10.0, 300, 20
         ),
         Scenario(
-            "stream500", "one streamed table + 500 spectators, 10 actions/s", 1, 500, 10.0, 200, 39
+            "stream500", "one streamed table + 500 spectators, 10 actions/s", 1, 500, 10.0, 200, 30
         ),
-        Scenario("fleet", "50 tables x 10 clients, 1 action/s each", 50, 3, 1.0, 30, 2),
+        Scenario("fleet", "50 tables x 10 clients, 1 action/s each", 50, 3, 1.0, 30, 2, "fleet"),
     ]
 }
 
@@ -110,7 +111,7 @@ class Stack:
         spec = {
             "username": "bench-gm",
             "players": PLAYERS,
-            "tables": {"warmup": 1, **{s.key: s.tables for s in scenarios}},
+            "tables": {"warmup": 1, **{s.group: s.tables for s in scenarios}},
         }
         self.data = json.loads(run_module("tests.bench.fixtures", self.env, json.dumps(spec)))
 
@@ -164,6 +165,7 @@ class Run:
     cpu_percent: float
     duration_s: float
     cpu_ms_per_action: float | None = None
+    kb_per_connection_after_run: float | None = None
     client_cpu_percent: float = 0.0
     refused: int = 0
     notes: list[str] = field(default_factory=list)
@@ -243,7 +245,7 @@ async def _drive(
     return t0, end, errors
 
 
-async def _settle(tables: list[harness.Table], limit: float = 5.0) -> None:
+async def _settle(tables: list[harness.Table], limit: float = 20.0) -> None:
     """Wait until every client has the last version of its table (or `limit` passes)."""
     deadline = time.perf_counter() + limit
     while time.perf_counter() < deadline:
@@ -253,169 +255,224 @@ async def _settle(tables: list[harness.Table], limit: float = 5.0) -> None:
     await asyncio.sleep(0.2)  # stragglers: a frame still in flight would be a duplicate
 
 
-async def measure(
-    stack: Stack,
-    scenario: Scenario,
-    kind: str,
-    servers: list[Daphne],
-    quick: bool,
-    progress: Progress,
-    frame_bytes: float = 2048,
-    profile: Path | None = None,
-) -> Run:
-    label = f"[{stack.key}] {scenario.key} {kind}"
-    ports = [s.port for s in servers]
-    counters = harness.Counters()
-    gate = asyncio.Semaphore(16)
-    n = scenario.count(quick)
-    notes: list[str] = []
-    connected = 0
-    per_table = 1 + PLAYERS + scenario.spectators
-    expected = per_table * scenario.tables
+@dataclass
+class Session:
+    """One kind of server (the app or the stock baseline) with its clients, for a group of
+    scenarios that share tables: each scenario adds the spectators it needs to what is
+    already connected, so `table`, `stream100` and `stream500` are one table growing."""
 
-    def on_connect() -> None:
-        nonlocal connected
-        connected += 1
-        progress.show(f"{label}: connecting {connected}/{expected} sockets")
+    stack: Stack
+    kind: str  # "app" or "baseline"
+    servers: list[Daphne]
+    quick: bool
+    progress: Progress
+    group: str
+    profile: Path | None = None
+    counters: harness.Counters = field(default_factory=harness.Counters)
+    tables: list[harness.Table] = field(default_factory=list)
+    gm_cookies: dict[int, dict[str, str]] = field(default_factory=dict)
 
-    await _quiet(servers, 3 if quick else 8)
-    rss0 = _rss(servers)
-    retried = harness.RETRIES.count
-    tables: list[harness.Table] = []
-    if kind == "app":
-        gm_cookies = {}
-        for p in ports:
-            b = await harness.log_in_gm(p, stack.data["username"], stack.data["password"])
-            gm_cookies[p] = dict(b.cookies)
-            await b.close()
-        live = [
-            harness.LiveTable(name=f"{scenario.key}-{i}", info=info)
-            for i, info in enumerate(stack.data["tables"][scenario.key])
-        ]
-        await asyncio.gather(
-            *(
-                harness.open_live_table(
-                    t, ports, gm_cookies, scenario.spectators, counters, gate, on_connect
+    @property
+    def ports(self) -> list[int]:
+        return [s.port for s in self.servers]
+
+    async def grow(self, scenario: Scenario, label: str) -> list[str]:
+        """Connect what `scenario` needs beyond what is already open; notes for the report."""
+        gate = asyncio.Semaphore(16)
+        notes: list[str] = []
+        retried = harness.RETRIES.count
+        per_table = 1 + PLAYERS + scenario.spectators
+        expected = per_table * scenario.tables
+        connected = sum(len(t.clients) for t in self.tables)
+
+        def on_connect() -> None:
+            nonlocal connected
+            connected += 1
+            self.progress.show(f"{label}: connecting {connected}/{expected} sockets")
+
+        if self.kind == "app":
+            if not self.gm_cookies:
+                for p in self.ports:
+                    b = await harness.log_in_gm(
+                        p, self.stack.data["username"], self.stack.data["password"]
+                    )
+                    self.gm_cookies[p] = dict(b.cookies)
+                    await b.close()
+            if not self.tables:
+                live = [
+                    harness.LiveTable(name=f"{self.group}-{i}", info=info)
+                    for i, info in enumerate(self.stack.data["tables"][self.group])
+                ]
+                await asyncio.gather(
+                    *(
+                        harness.open_live_table(
+                            t,
+                            self.ports,
+                            self.gm_cookies,
+                            scenario.spectators,
+                            self.counters,
+                            gate,
+                            on_connect,
+                        )
+                        for t in live
+                    )
                 )
-                for t in live
+                self.tables = list(live)
+            else:
+                await asyncio.gather(
+                    *(
+                        harness.add_spectators(
+                            t, per_table - len(t.clients), self.counters, gate, on_connect
+                        )
+                        for t in self.tables
+                        if isinstance(t, harness.LiveTable)
+                    )
+                )
+        else:
+            if not self.tables:
+                self.tables = [
+                    harness.StockTable(name=f"{self.stack.key}{self.group}{i}")
+                    for i in range(scenario.tables)
+                ]
+            await asyncio.gather(
+                *(
+                    harness.add_stock_sockets(
+                        t, self.ports, per_table - len(t.clients), self.counters, gate, on_connect
+                    )
+                    for t in self.tables
+                    if isinstance(t, harness.StockTable)
+                )
             )
+        # Every page has its first view (and the GM the presence of everyone) before we start.
+        deadline = time.perf_counter() + 30
+        while time.perf_counter() < deadline:
+            if all(not c.expects_view for t in self.tables for c in t.clients):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            notes.append("some pages never got their first view")
+        if harness.RETRIES.count > retried:
+            notes.append(f"{harness.RETRIES.count - retried} socket connections had to be retried")
+        return notes
+
+    async def measure(self, scenario: Scenario, frame_bytes: float = 2048) -> Run:
+        label = f"[{self.stack.key}] {scenario.key} {self.kind}"
+        servers = self.servers
+        quiet = 1.5 if self.quick else 8
+        t_begin = time.perf_counter()
+        await _quiet(servers, quiet)
+        rss0 = _rss(servers)
+        before = sum(len(t.clients) for t in self.tables)
+        notes = await self.grow(scenario, label)
+        added = sum(len(t.clients) for t in self.tables) - before
+        await _quiet(servers, quiet)
+        # What holding the connections costs: every new socket open and its first view sent.
+        rss_connected = _rss(servers)
+        t_connected = time.perf_counter()
+
+        tables = self.tables
+        for t in tables:
+            t.reset()
+            if isinstance(t, harness.StockTable):
+                t.size = int(frame_bytes)
+        self.counters.reset()
+        stop = asyncio.Event()
+        beats = asyncio.create_task(harness.heartbeats(tables, stop))
+        spies = _profile(self.profile, servers, f"{self.stack.key}-{scenario.key}-{self.kind}")
+        cpu0 = _cpu(servers)
+        own0 = time.process_time()
+        wall0 = time.perf_counter()
+        start, end, errors = await _drive(
+            tables, scenario.count(self.quick), scenario.rate, self.progress, label
         )
-        tables = list(live)
-    else:
-        stock = [
-            harness.StockTable(name=f"{stack.key}{scenario.key}{i}", size=int(frame_bytes))
-            for i in range(scenario.tables)
-        ]
-        await asyncio.gather(
-            *(
-                harness.open_stock_table(t, ports, per_table, counters, gate, on_connect)
-                for t in stock
-            )
+        await _settle(tables)
+        wall = time.perf_counter() - wall0
+        cpu = _cpu(servers) - cpu0
+        own = time.process_time() - own0
+        frames = self.counters.frames
+        rss1 = _rss(servers)
+        stop.set()
+        await beats
+        for spy in spies:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(30)
+
+        lat: list[float] = []
+        answered: list[float] = []
+        lost = 0
+        actions = 0
+        first_sent: list[float] = []
+        last_sent: list[float] = []
+        for t in tables:
+            tl, tlost, tn = t.outcome()
+            lat += tl
+            lost += tlost
+            actions += tn
+            answered += list(t.answered.values())
+            if t.sent:
+                first_sent.append(min(t.sent.values()))
+                last_sent.append(max(t.sent.values()))
+        per_table_rate = 0.0
+        if actions > len(tables) and last_sent:
+            span = max(last_sent) - min(first_sent)
+            per_table_rate = (actions - len(tables)) / span / len(tables) if span > 0 else 0.0
+        notes += errors[:5]
+        clients = sum(len(t.clients) for t in tables)
+        ms = [x * 1000 for x in lat]
+        c = self.counters
+        timing = f"connect {t_connected - t_begin:.0f} s, run {wall:.0f} s"
+        run = Run(
+            stack=self.stack.key,
+            scenario=scenario.key,
+            kind=self.kind,
+            processes=len(servers),
+            clients=clients,
+            tables=len(tables),
+            actions=actions,
+            rate_target=scenario.rate * len(tables),
+            rate_achieved=per_table_rate * len(tables),
+            p50_ms=pct(ms, 0.50),
+            p95_ms=pct(ms, 0.95),
+            p99_ms=pct(ms, 0.99),
+            max_ms=max(ms) if ms else None,
+            post_p50_ms=(pct(answered, 0.5) or 0) * 1000 if answered else None,
+            lost=lost,
+            frames=frames,
+            frame_bytes=c.versioned_bytes / c.versioned if c.versioned else 0.0,
+            cpu_us_per_frame=cpu / frames * 1e6 if frames else None,
+            kb_per_connection=(rss_connected - rss0) / 1024 / added if added else None,
+            kb_per_connection_after_run=(rss1 - rss0) / 1024 / added if added else None,
+            cpu_percent=cpu / wall * 100 if wall else 0.0,
+            duration_s=wall,
+            cpu_ms_per_action=cpu / actions * 1000 if actions else None,
+            client_cpu_percent=own / wall * 100 if wall else 0.0,
+            refused=sum(len(t.refused) for t in tables),
+            notes=notes,
         )
-        tables = list(stock)
-    # Every page has its first view (and the GM the presence of everyone) before we start.
-    deadline = time.perf_counter() + 30
-    while time.perf_counter() < deadline:
-        if kind != "app" or all(not c.expects_view for t in tables for c in t.clients):
-            break
-        await asyncio.sleep(0.05)
-    else:
-        notes.append("some pages never got their first view")
-    if harness.RETRIES.count > retried:
-        notes.append(f"{harness.RETRIES.count - retried} socket connections had to be retried")
-    await _quiet(servers, 3 if quick else 8)
+        self.progress.done(
+            f"{label}: {actions} actions, p50/p95/p99 {fmt(run.p50_ms)}/{fmt(run.p95_ms)}/"
+            f"{fmt(run.p99_ms)} ms, lost {lost}, {fmt(run.cpu_us_per_frame)} µs/frame, "
+            f"{fmt(run.kb_per_connection)} KB/conn ({timing})"
+            + (f"  NOTE: {'; '.join(notes)}" if notes else "")
+        )
+        return run
 
-    stop = asyncio.Event()
-    beats = asyncio.create_task(harness.heartbeats(tables, stop))
-    spies = _profile(profile, servers, f"{stack.key}-{scenario.key}-{kind}")
-    cpu0 = _cpu(servers)
-    own0 = time.process_time()
-    frames0 = counters.frames
-    wall0 = time.perf_counter()
-    start, end, errors = await _drive(tables, n, scenario.rate, progress, label)
-    await _settle(tables)
-    wall = time.perf_counter() - wall0
-    cpu = _cpu(servers) - cpu0
-    own = time.process_time() - own0
-    frames = counters.frames - frames0
-    rss1 = _rss(servers)
-    stop.set()
-    await beats
-    for spy in spies:
-        spy.send_signal(signal.SIGINT)
-        spy.wait(30)
-
-    lat: list[float] = []
-    answered: list[float] = []
-    lost = 0
-    actions = 0
-    first_sent: list[float] = []
-    last_sent: list[float] = []
-    for t in tables:
-        tl, tlost, tn = t.outcome()
-        lat += tl
-        lost += tlost
-        actions += tn
-        answered += list(t.answered.values())
-        if t.sent:
-            first_sent.append(min(t.sent.values()))
-            last_sent.append(max(t.sent.values()))
-    per_table_rate = 0.0
-    if actions > len(tables) and last_sent:
-        span = max(last_sent) - min(first_sent)
-        per_table_rate = (actions - len(tables)) / span / len(tables) if span > 0 else 0.0
-    notes += errors[:5]
-    refused = sum(len(t.refused) for t in tables)
-
-    # Close everything; the servers' goodbye work (presence, group discard) is not measured.
-    for t in tables:
-        for c in t.clients:
-            if c.ws is not None:
-                c.ws.close()
-        if isinstance(t, harness.LiveTable):
-            for b in [t.gm, *t.players]:
+    async def close(self) -> None:
+        """Close everything; the servers' goodbye work (presence, groups) is not measured."""
+        for t in self.tables:
+            for c in t.clients:
+                if c.ws is not None:
+                    c.ws.close()
+            browsers: list[Browser | None] = []
+            if isinstance(t, harness.LiveTable):
+                browsers = [t.gm, *t.players]
+            elif isinstance(t, harness.StockTable):
+                browsers = list(t.posters)
+            for b in browsers:
                 if b is not None:
                     await b.close()
-        if isinstance(t, harness.StockTable):
-            for b in t.posters:
-                await b.close()
-    await asyncio.sleep(0.5)
-    clients = sum(len(t.clients) for t in tables)
-    ms = [x * 1000 for x in lat]
-    vbytes = counters.versioned_bytes / counters.versioned if counters.versioned else 0.0
-    run = Run(
-        stack=stack.key,
-        scenario=scenario.key,
-        kind=kind,
-        processes=len(servers),
-        clients=clients,
-        tables=len(tables),
-        actions=actions,
-        rate_target=scenario.rate * len(tables),
-        rate_achieved=per_table_rate * len(tables),
-        p50_ms=pct(ms, 0.50),
-        p95_ms=pct(ms, 0.95),
-        p99_ms=pct(ms, 0.99),
-        max_ms=max(ms) if ms else None,
-        post_p50_ms=(pct(answered, 0.5) or 0) * 1000 if answered else None,
-        lost=lost,
-        frames=frames,
-        frame_bytes=vbytes,
-        cpu_us_per_frame=cpu / frames * 1e6 if frames else None,
-        kb_per_connection=(rss1 - rss0) / 1024 / clients if clients else None,
-        cpu_percent=cpu / wall * 100 if wall else 0.0,
-        duration_s=wall,
-        cpu_ms_per_action=cpu / actions * 1000 if actions else None,
-        client_cpu_percent=own / wall * 100 if wall else 0.0,
-        refused=refused,
-        notes=notes,
-    )
-    progress.done(
-        f"{label}: {actions} actions, p50/p95/p99 {fmt(run.p50_ms)}/{fmt(run.p95_ms)}/"
-        f"{fmt(run.p99_ms)} ms, lost {lost}, {fmt(run.cpu_us_per_frame)} µs/frame, "
-        f"{fmt(run.kb_per_connection)} KB/conn" + (f"  NOTE: {'; '.join(notes)}" if notes else "")
-    )
-    return run
+        self.tables = []
+        await asyncio.sleep(0.5)
 
 
 def _profile(directory: Path | None, servers: list[Daphne], name: str) -> list[subprocess.Popen]:
@@ -480,7 +537,7 @@ async def _warm_up(stack: Stack, servers: list[Daphne]) -> None:
 async def _warm_up_stock(servers: list[Daphne]) -> None:
     counters = harness.Counters()
     t = harness.StockTable(name="warmup", size=1024)
-    await harness.open_stock_table(t, [s.port for s in servers], 4, counters, asyncio.Semaphore(4))
+    await harness.add_stock_sockets(t, [s.port for s in servers], 4, counters, asyncio.Semaphore(4))
     for _ in range(5):
         await t.step()
     await _settle([t], 3)
@@ -504,55 +561,64 @@ async def run_stack(
 ) -> list[Run]:
     runs: list[Run] = []
     print(f"\n== {stack.title}", flush=True)
-    t = time.monotonic()
-    stack.prepare(scenarios)
-    print(
-        f"  {sum(s.tables for s in scenarios) + 1} tables made in {time.monotonic() - t:.1f} s",
-        flush=True,
-    )
-    app_servers: list[Daphne] | None = None
-    base_servers: list[Daphne] | None = None
+    groups: dict[str, list[Scenario]] = {}
+    for sc in scenarios:
+        groups.setdefault(sc.group, []).append(sc)
+    servers: dict[str, list[Daphne]] = {}
+    warmed: list[list[Daphne]] = []
+
+    def launch(kind: str, group: str) -> None:
+        for s in servers.pop(kind, []):
+            s.stop()
+        app = APP if kind == "app" else BASELINE
+        servers[kind] = stack.servers(app, f"{kind}-{group}")
+        for s in servers[kind]:
+            s.start()
+
+    async def ready(kind: str, group: str, renew: bool) -> list[Daphne]:
+        if renew or kind not in servers:
+            launch(kind, group)
+        started = servers[kind]
+        for s in started:
+            s.wait_ready()
+        if not any(w is started for w in warmed):
+            if kind == "app":
+                await _warm_up(stack, started)
+            else:
+                await _warm_up_stock(started)
+            warmed.append(started)
+        return started
+
     try:
-        for sc in scenarios:
-            if app_servers is None or fresh:
-                if app_servers:
-                    for s in app_servers:
-                        s.stop()
-                app_servers = start_all(stack.servers(APP, f"app-{sc.key}"))
-                await _warm_up(stack, app_servers)
-            app = await measure(stack, sc, "app", app_servers, quick, progress, profile=profile)
-            runs.append(app)
-            if fresh and app_servers:
-                for s in app_servers:
-                    s.stop()
-                app_servers = None
-            if base_servers is None or fresh:
-                if base_servers:
-                    for s in base_servers:
-                        s.stop()
-                base_servers = start_all(stack.servers(BASELINE, f"baseline-{sc.key}"))
-                await _warm_up_stock(base_servers)
-            runs.append(
-                await measure(
-                    stack,
-                    sc,
-                    "baseline",
-                    base_servers,
-                    quick,
-                    progress,
-                    app.frame_bytes or 2048,
-                    profile=profile,
-                )
-            )
-            if fresh and base_servers:
-                for s in base_servers:
-                    s.stop()
-                base_servers = None
+        # The first servers import Django while the tables are made.
+        groups_list = list(groups.items())
+        launch("app", groups_list[0][0])
+        t = time.monotonic()
+        stack.prepare(scenarios)
+        print(f"  tables made in {time.monotonic() - t:.1f} s", flush=True)
+        for i, (group, members) in enumerate(groups_list):
+            renew = fresh and i > 0
+            members.sort(key=lambda sc: sc.spectators)
+            app_servers = await ready("app", group, renew)
+            app = Session(stack, "app", app_servers, quick, progress, group, profile)
+            sizes = {}
+            for sc in members:
+                run = await app.measure(sc)
+                runs.append(run)
+                sizes[sc.key] = run.frame_bytes or 2048
+            await app.close()
+            base_servers = await ready("baseline", group, renew)
+            base = Session(stack, "baseline", base_servers, quick, progress, group, profile)
+            for sc in members:
+                runs.append(await base.measure(sc, sizes[sc.key]))
+            await base.close()
     finally:
-        for group in (app_servers, base_servers):
-            for s in group or []:
+        for group_servers in servers.values():
+            for s in group_servers:
                 s.stop()
         stack.cleanup()
+    order = {sc.key: i for i, sc in enumerate(scenarios)}
+    runs.sort(key=lambda r: (order[r.scenario], r.kind != "app"))
     return runs
 
 
