@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 # Types whose handlers only write to the socket (no database, no waiting): called in line.
 INLINE_TYPES = frozenset({"frame.push", "presence.push"})
+# Sockets written to between two turns of the event loop.
+YIELD_EVERY = 64
 
 
 class Member(Protocol):
@@ -93,11 +95,15 @@ class Hub:
         name = kind.replace(".", "_")
         handlers = [h for h in (getattr(m, name, None) for m in members) if h is not None]
         if kind in INLINE_TYPES:
-            for handler in handlers:
+            for i, handler in enumerate(handlers, 1):
                 try:
                     await handler(message)
                 except Exception:
                     log.exception("Could not push %s", kind)
+                if i % YIELD_EVERY == 0:
+                    # Writing to hundreds of sockets takes the loop for tens of ms: let the
+                    # answer to the command's POST (and anything else waiting) go out too.
+                    await asyncio.sleep(0)
         else:
             # Side by side, but finished before the next message: a socket sees its
             # messages in the order they were sent (a close before the frame after it).

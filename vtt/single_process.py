@@ -19,6 +19,8 @@ imports the application does not, so `make test` can run beside `make run`.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import os
 import sys
@@ -80,20 +82,45 @@ def claim(key: str, directory: Path | None = None) -> Path:
     path = lock_path(key, directory)
     if fcntl is None or key in _held:
         return path
-    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held open on purpose)
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.seek(0)
-        holder = handle.read().split(" ", 1)[0].strip()
+    for _ in range(10):
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held open on purpose)
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().split(" ", 1)[0].strip()
+            handle.close()
+            raise AlreadyServed(key, path, holder) from None
+        # The holder before us removes the file as it exits: if it did between our open
+        # and our lock, we hold a file nobody else will find. Open the new one instead.
+        try:
+            same = os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
         handle.close()
-        raise AlreadyServed(key, path, holder) from None
+    else:
+        raise RuntimeError(f"Could not take the lock file {path}.")
     handle.seek(0)
     handle.truncate()
     handle.write(f"{os.getpid()} {key}\n")
     handle.flush()
     _held[key] = handle
+    if len(_held) == 1:
+        atexit.register(_release_all, os.getpid())
     return path
+
+
+def _release_all(pid: int) -> None:
+    """On a normal exit, remove the lock files (a killed process leaves one; it is reused)."""
+    if os.getpid() != pid:  # a forked child exiting: the files are its parent's
+        return
+    for key, handle in list(_held.items()):
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        handle.close()
+        del _held[key]
 
 
 def serving(argv: list[str] | None = None) -> bool:

@@ -356,16 +356,26 @@ async def connect_websocket(
 
 
 _VERSION = b'data-version="'
+_PREV = b'data-prev-version="'
 
 
-def frame_version(payload: bytes) -> int | None:
-    """The version a pushed view shows (`data-version` of its status region), if any."""
-    i = payload.find(_VERSION)
+def _number_after(payload: bytes, marker: bytes) -> int | None:
+    i = payload.find(marker)
     if i < 0:
         return None
-    i += len(_VERSION)
+    i += len(marker)
     j = payload.find(b'"', i)
     try:
         return int(payload[i:j])
     except ValueError:
         return None
+
+
+def frame_version(payload: bytes) -> int | None:
+    """The version a pushed view shows (`data-version` of its status region), if any."""
+    return _number_after(payload, _VERSION)
+
+
+def frame_prev_version(payload: bytes) -> int | None:
+    """The version a pushed change follows (`data-prev-version`); None for a whole view."""
+    return _number_after(payload, _PREV)

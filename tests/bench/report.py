@@ -12,6 +12,7 @@ FIGURES = [
     ("p99_ms", "p99 ms", True),
     ("rate_achieved", "actions/s sustained", False),
     ("lost", "lost updates", True),
+    ("superseded", "updates superseded by a newer whole view", True),
     ("cpu_us_per_frame", "server CPU µs per delivered frame", True),
     ("cpu_ms_per_action", "server CPU ms per action", True),
     ("kb_per_connection", "server KB per connection (RSS, all open)", True),
@@ -28,7 +29,7 @@ SCENARIO_TITLES = {
     "table": "one table (1 GM, 6 players, 3 spectators)",
     "stream100": "streamed table + 100 spectators at 10 actions/s",
     "stream500": "streamed table + 500 spectators at 10 actions/s",
-    "fleet": "50 tables x 10 clients at 1 action/s each",
+    "fleet": "{tables} tables x 10 clients at 1 action/s each",
 }
 
 Check = Callable[[dict[str, Any], dict[str, Any] | None], bool | None]
@@ -124,7 +125,7 @@ def rows(result: dict[str, Any]) -> list[tuple[str, list[list[str]]]]:
                     ok = check(app, base)
                     met = "n/a" if ok is None else ("yes" if ok else "**no**")
                 name = (
-                    f"{SCENARIO_TITLES.get(scenario, scenario)} "
+                    f"{SCENARIO_TITLES.get(scenario, scenario).format(tables=app['tables'])} "
                     f"({app['clients']} sockets, {app['actions']} actions)"
                 )
                 b = base.get(key) if base else None

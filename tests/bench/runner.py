@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -47,6 +48,7 @@ class Scenario:
     actions: int  # per table, full run
     quick_actions: int  # per table, quick run
     group: str = "stream"  # scenarios of a group share their tables, growing in spectators
+    quick_tables: int | None = None  # fewer tables in quick mode
 
     def count(self, quick: bool) -> int:
         return self.quick_actions if quick else self.actions
@@ -64,7 +66,9 @@ SCENARIOS = {
         Scenario(
             "stream500", "one streamed table + 500 spectators, 10 actions/s", 1, 500, 10.0, 200, 30
         ),
-        Scenario("fleet", "50 tables x 10 clients, 1 action/s each", 50, 3, 1.0, 30, 2, "fleet"),
+        Scenario(
+            "fleet", "50 tables x 10 clients, 1 action/s each", 50, 3, 1.0, 30, 3, "fleet", 10
+        ),
     ]
 }
 
@@ -168,6 +172,7 @@ class Run:
     kb_per_connection_after_run: float | None = None
     client_cpu_percent: float = 0.0
     refused: int = 0
+    superseded: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -358,7 +363,7 @@ class Session:
     async def measure(self, scenario: Scenario, frame_bytes: float = 2048) -> Run:
         label = f"[{self.stack.key}] {scenario.key} {self.kind}"
         servers = self.servers
-        quiet = 1.5 if self.quick else 8
+        quiet = 0.75 if self.quick else 8
         t_begin = time.perf_counter()
         await _quiet(servers, quiet)
         rss0 = _rss(servers)
@@ -447,6 +452,7 @@ class Session:
             cpu_ms_per_action=cpu / actions * 1000 if actions else None,
             client_cpu_percent=own / wall * 100 if wall else 0.0,
             refused=sum(len(t.refused) for t in tables),
+            superseded=sum(c.superseded for t in tables for c in t.clients),
             notes=notes,
         )
         self.progress.done(
@@ -522,7 +528,7 @@ async def _warm_up(stack: Stack, servers: list[Daphne]) -> None:
     gate = asyncio.Semaphore(8)
     t = harness.LiveTable(name="warmup", info=stack.data["tables"]["warmup"][0])
     await harness.open_live_table(t, ports, gm_cookies, 2, counters, gate)
-    for _ in range(2 * (PLAYERS + 1)):
+    for _ in range(2 * PLAYERS + 1):  # one whole round: the turn is back where it was
         await t.step()
     await _settle([t], 3)
     stack.data["tables"]["warmup"][0]["version"] = t.version
@@ -635,6 +641,12 @@ def machine() -> dict[str, Any]:
 
 async def main_async(args: Any) -> dict[str, Any]:
     scenarios = [SCENARIOS[k] for k in args.scenarios]
+    if args.quick:
+        # The fleet is the one scenario made smaller in quick mode (its tables, not their size).
+        scenarios = [
+            dataclasses.replace(s, tables=s.quick_tables) if s.quick_tables else s
+            for s in scenarios
+        ]
     workdir = Path(tempfile.mkdtemp(prefix="vtt-bench-"))
     progress = Progress()
     started = time.time()

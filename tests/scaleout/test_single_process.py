@@ -53,6 +53,9 @@ def test_a_second_process_on_the_in_memory_layer_exits_saying_why(tmp_path: Path
     finally:
         for s in (first, second, other, again):
             s.stop()
+        for db in ("table.sqlite3", "other.sqlite3"):  # the lock files, now free
+            key = database_key({"ENGINE": "django.db.backends.sqlite3", "NAME": tmp_path / db})
+            lock_path(key).unlink(missing_ok=True)
 
 
 def test_the_lock_is_per_database_and_released_with_its_holder(tmp_path: Path) -> None:
