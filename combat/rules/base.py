@@ -142,8 +142,9 @@ class Ruleset:
         ):
             raise refuse(
                 "not_your_turn",
-                f"It is {enc.public_name(enc.turn)}'s turn: {c.name} can take {a.name} "
-                "only on its own turn.",
+                # Not naming whose turn it is: the status bar does, and the sentence under
+                # every disabled action stays the same from turn to turn (docs/performance.md).
+                f"Not {c.name}'s turn: {c.name} can take {a.name} only on its own turn.",
             )
         waiting = [w for w in enc.pending if w.trigger == c.id]
         if waiting and not self.off_turn(enc, c):

@@ -1359,7 +1359,7 @@ def test_normal_action_off_turn_refused():
     """'Most Actions can only be taken on your own turn.'"""
     t, a, b = duel()
     msg = refused(t.act(b, "attack", target=a), "not_your_turn")
-    assert "Ana's turn" in msg
+    assert "Not Bo's turn" in msg and "only on its own turn" in msg
 
 
 def test_dodge_adds_agi_roll_and_bonus():

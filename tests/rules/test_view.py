@@ -34,7 +34,7 @@ def test_refusals_never_name_a_hidden_combatant():
     assert out.refusal.code == "not_your_turn"
     assert "Lurker" not in out.refusal.message
     reasons = " ".join(a["reason"] for a in availability(t.state, ana))
-    assert "Lurker" not in reasons and "someone else's turn" in reasons
+    assert "Lurker" not in reasons and "Not Ana's turn" in reasons
 
 
 def test_public_and_player_views_drop_hidden_combatants_and_npc_dice():
