@@ -7,7 +7,7 @@ strings ("c1", "c2", ...) because JSON object keys are strings.
 
 from __future__ import annotations
 
-import copy
+import copy as _copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -147,15 +147,16 @@ class Encounter:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Encounter:
-        d = copy.deepcopy(data)
+    def from_dict(cls, data: dict[str, Any], *, copy: bool = True) -> Encounter:
+        """The state in `data`; with copy=False it takes `data`'s parts as its own."""
+        d = _copy.deepcopy(data) if copy else dict(data)
         combatants = {}
         for cid, cd in d.pop("combatants", {}).items():
-            cd["effects"] = [Effect(**e) for e in cd.get("effects", [])]
-            combatants[cid] = Combatant(**cd)
+            effects = [Effect(**e) for e in cd.get("effects", [])]
+            combatants[cid] = Combatant(**{**cd, "effects": effects})
         groups = {gid: Group(**gd) for gid, gd in d.pop("groups", {}).items()}
         pending = [Window(**w) for w in d.pop("pending", [])]
         return cls(**d, combatants=combatants, groups=groups, pending=pending)
 
     def copy(self) -> Encounter:
-        return copy.deepcopy(self)
+        return _copy.deepcopy(self)
