@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 from combat import presence, screens
 from combat.access import GM, PLAYER, SPECTATOR, Viewer
 from combat.models import Encounter, Seat
+from combat.rules import Encounter as State
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,10 @@ def group_for(viewer: Viewer) -> str:
 
 # --- rendering (shared with the pages and the socket's first frame) ----------------------
 
+# Pushed views reuse the fragments they share with earlier pushes and with other
+# audiences (`{% memo %}`, combat/templatetags/memo.py). Off only to compare.
+MEMO = True
+
 
 def render_view(viewer: Viewer, *, oob: bool = True) -> tuple[str, int]:
     """The whole current view of one audience as out-of-band fragments, and its version."""
@@ -58,11 +63,16 @@ def render_view(viewer: Viewer, *, oob: bool = True) -> tuple[str, int]:
 
 
 def render_gm(
-    enc: Encounter, state: Any = None, *, oob: bool = True, prev_version: int | None = None
+    enc: Encounter,
+    state: Any = None,
+    *,
+    oob: bool = True,
+    prev_version: int | None = None,
+    shared: screens.Shared | None = None,
 ) -> str:
-    ctx = screens.gm_context(enc, state)
+    ctx = screens.gm_context(enc, state, shared)
     return render_to_string(
-        "combat/gm.html#live", {**ctx, "oob": oob, "prev_version": prev_version}
+        "combat/gm.html#live", {**ctx, "oob": oob, "prev_version": prev_version, "memo": MEMO}
     )
 
 
@@ -73,19 +83,26 @@ def render_player(
     *,
     oob: bool = True,
     prev_version: int | None = None,
+    shared: screens.Shared | None = None,
 ) -> str:
-    ctx = screens.player_context(enc, seat, state)
+    ctx = screens.player_context(enc, seat, state, shared)
     return render_to_string(
-        "combat/player.html#live", {**ctx, "oob": oob, "prev_version": prev_version}
+        "combat/player.html#live", {**ctx, "oob": oob, "prev_version": prev_version, "memo": MEMO}
     )
 
 
 def render_public(
-    enc: Encounter, state: Any = None, *, oob: bool = True, prev_version: int | None = None
+    enc: Encounter,
+    state: Any = None,
+    *,
+    oob: bool = True,
+    prev_version: int | None = None,
+    shared: screens.Shared | None = None,
 ) -> str:
-    ctx = screens.public_context(enc, state)
+    ctx = screens.public_context(enc, state, shared)
     return render_to_string(
-        "combat/spectator.html#live", {**ctx, "oob": oob, "prev_version": prev_version}
+        "combat/spectator.html#live",
+        {**ctx, "oob": oob, "prev_version": prev_version, "memo": MEMO},
     )
 
 
@@ -125,18 +142,23 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
     if not (gm or seat_ids or public):
         log.debug("pushed enc=%s version=%s prev=%s audiences=0", enc.pk, version, prev)
         return
-    state = screens.load_state(enc)
+    # Read only, and `enc` was loaded for this push alone: its parts need no copy.
+    state = State.from_dict(enc.state, copy=False)
+    shared = screens.Shared()
     frame = {"type": FRAME, "version": version, "prev": prev}
     sent = 0
     if gm:
-        _send(group_name(enc.pk, GM), {**frame, "html": render_gm(enc, state, prev_version=prev)})
+        _send(
+            group_name(enc.pk, GM),
+            {**frame, "html": render_gm(enc, state, prev_version=prev, shared=shared)},
+        )
         sent += 1
     for seat in enc.seats.filter(pk__in=seat_ids, revoked=False):
-        html = render_player(enc, seat, state, prev_version=prev)
+        html = render_player(enc, seat, state, prev_version=prev, shared=shared)
         _send(group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html})
         sent += 1
     if public and enc.spectator_token:
-        html = render_public(enc, state, prev_version=prev)
+        html = render_public(enc, state, prev_version=prev, shared=shared)
         _send(group_name(enc.pk, SPECTATOR), {**frame, "html": html})
         sent += 1
     # One line per push: the integrity tests count pushes with it (tests/integrity).

@@ -9,7 +9,10 @@ reasons, log lines) are also scrubbed of hidden combatants' names.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.urls import reverse
@@ -35,6 +38,18 @@ PHASES = {
 
 # Stat rows offered on every combatant form, besides the ones it already has.
 STANDARD_STATS = ("attack", "damage", "defend", "spell", "spell_damage", "AGI", "STR", "FCS", "RES")
+
+
+class Shared(dict[Any, Any]):
+    """What one push computes once for all its audiences: the log entries, each
+    audience's redacted state and log lines, and the combatant cards that are the same
+    for several of them (a spectator's card of the Ogre is every player's). A push
+    renders up to eight views of one state; a page rendered for one request has its own."""
+
+    def get_or(self, key: Any, make: Any) -> Any:
+        if key not in self:
+            self[key] = make()
+        return self[key]
 
 
 def load_state(enc: Encounter) -> State:
@@ -245,6 +260,27 @@ def combatant_card(
     names: list[str],
     with_actions: bool,
     seat_of: dict[str, Seat] | None = None,
+    shared: Shared | None = None,
+) -> dict[str, Any]:
+    shared = Shared() if shared is None else shared
+    if audience == GM:
+        return _card(state, cid, audience, visible, names, with_actions, shared, seat_of)
+    # Players and spectators see the same card of a combatant (only the GM's has more).
+    key = ("card", cid, with_actions, tuple(visible), tuple(names))
+    return shared.get_or(
+        key, lambda: _card(state, cid, PUBLIC, visible, names, with_actions, shared)
+    )
+
+
+def _card(
+    state: State,
+    cid: str,
+    audience: str,
+    visible: list[str],
+    names: list[str],
+    with_actions: bool,
+    shared: Shared,
+    seat_of: dict[str, Seat] | None = None,
 ) -> dict[str, Any]:
     c = state.combatants[cid]
     is_turn = state.turn == cid
@@ -282,7 +318,11 @@ def combatant_card(
         ],
     }
     if with_actions:
-        card["actions"] = action_panel(state, cid, visible, names)
+        # The same for the GM and the player of this combatant, unless someone is hidden.
+        card["actions"] = shared.get_or(
+            ("actions", cid, tuple(visible), tuple(names)),
+            lambda: action_panel(state, cid, visible, names),
+        )
         card["actions_now"] = [a for a in card["actions"] if a["allowed"]]
         card["targets"] = [t for t in target_choices(state, visible) if t["id"] != cid]
     if audience == GM:
@@ -311,7 +351,7 @@ def _can_take_turn(state: State, cid: str) -> bool:
     )
 
 
-def log_lines(entries: Iterable[LogEntry], audience: str, names: list[str]) -> list[dict[str, Any]]:
+def log_lines(entries: Iterable[Entry], audience: str, names: list[str]) -> list[dict[str, Any]]:
     """The newest lines first; for players and spectators only what they may see."""
     lines: list[dict[str, Any]] = []
     for entry in entries:
@@ -335,11 +375,48 @@ def log_lines(entries: Iterable[LogEntry], audience: str, names: list[str]) -> l
     return lines
 
 
-def recent_entries(enc: Encounter) -> list[LogEntry]:
-    # Enough entries to fill the log even when each holds a few events. Only the columns
-    # the log shows: the state kept for undo is the largest by far, and decoding it was a
-    # fifth of the server's time at 10 actions/s (docs/performance.md).
-    return list(enc.log.order_by("-seq").only("seq", "events", "undone")[:LOG_LINES])
+@dataclass(frozen=True)
+class Entry:
+    """What the log shows of one LogEntry."""
+
+    seq: int
+    events: list[dict[str, Any]]
+    undone: bool
+
+
+# The events of a log entry never change once it is written (undo only marks it undone):
+# decoded once per process, by id and creation time (an id can come back after a rollback).
+_EVENTS: OrderedDict[tuple[int, Any], list[dict[str, Any]]] = OrderedDict()
+_EVENTS_MAX = 20_000
+_EVENTS_LOCK = threading.Lock()
+
+
+def recent_entries(enc: Encounter) -> list[Entry]:
+    """The newest entries, enough to fill the log even when each holds a few events.
+
+    Only the columns the log shows: the state kept for undo is the largest by far, and
+    decoding it was a fifth of the server's time at 10 actions/s; the events are decoded
+    once per process (docs/performance.md).
+    """
+    rows = list(enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone")[:LOG_LINES])
+    with _EVENTS_LOCK:
+        missing = [pk for pk, created, _, _ in rows if (pk, created) not in _EVENTS]
+    if missing:
+        fetched = dict(LogEntry.objects.filter(pk__in=missing).values_list("pk", "events"))
+        with _EVENTS_LOCK:
+            for pk, created, _, _ in rows:
+                if pk in fetched:
+                    _EVENTS[(pk, created)] = fetched[pk]
+            while len(_EVENTS) > _EVENTS_MAX:
+                _EVENTS.popitem(last=False)
+    with _EVENTS_LOCK:
+        found = [_EVENTS.get((pk, created)) for pk, created, _, _ in rows]
+    out = []
+    for (pk, _, seq, undone), events in zip(rows, found, strict=True):
+        if events is None:  # pushed out meanwhile by other tables: read it again
+            events = LogEntry.objects.get(pk=pk).events
+        out.append(Entry(seq, events, undone))
+    return out
 
 
 def pending_windows(
@@ -386,11 +463,18 @@ def presence_counts(enc: Encounter, seats: list[Seat] | None = None) -> dict[str
 # --- whole screens ------------------------------------------------------------------------
 
 
-def _common(enc: Encounter, state: State, audience: str, controls: set[str]) -> dict[str, Any]:
+def _common(
+    enc: Encounter,
+    state: State,
+    audience: str,
+    controls: set[str],
+    shared: Shared | None = None,
+) -> dict[str, Any]:
+    shared = Shared() if shared is None else shared
     rs = get_ruleset(state.ruleset)
-    data = redacted(state, audience)
+    data = shared.get_or(("redacted", audience), lambda: redacted(state, audience))
     visible = list(data["combatants"])
-    names = [] if audience == GM else hidden_names(state)
+    names = [] if audience == GM else shared.get_or("names", lambda: hidden_names(state))
     ids = display_order(state, visible, data["order"])
     turn = data.get("turn")
     rows = order_rows(state, ids, turn, data["acted"], controls, audience)
@@ -414,18 +498,26 @@ def _common(enc: Encounter, state: State, audience: str, controls: set[str]) -> 
         },
         "order": rows,
         "pending": pending_windows(state, data, controls, audience),
-        "log": log_lines(recent_entries(enc), audience, names),
+        "log": shared.get_or(
+            ("log", audience),
+            lambda: log_lines(
+                shared.get_or("entries", lambda: recent_entries(enc)), audience, names
+            ),
+        ),
         "_visible": visible,
         "_names": names,
     }
 
 
-def gm_context(enc: Encounter, state: State | None = None) -> dict[str, Any]:
+def gm_context(
+    enc: Encounter, state: State | None = None, shared: Shared | None = None
+) -> dict[str, Any]:
+    shared = Shared() if shared is None else shared
     state = state or load_state(enc)
     rs = get_ruleset(state.ruleset)
     seats = list(enc.seats.all())
     seat_of = {cid: s for s in seats if not s.revoked for cid in s.combatant_ids}
-    ctx = _common(enc, state, GM, set(state.combatants))
+    ctx = _common(enc, state, GM, set(state.combatants), shared)
     visible, names = ctx.pop("_visible"), ctx.pop("_names")
     presence = presence_counts(enc, seats)
     ctx["combatants"] = [
@@ -477,21 +569,38 @@ def gm_context(enc: Encounter, state: State | None = None) -> dict[str, Any]:
     return ctx
 
 
-def player_context(enc: Encounter, seat: Seat, state: State | None = None) -> dict[str, Any]:
+def player_context(
+    enc: Encounter, seat: Seat, state: State | None = None, shared: Shared | None = None
+) -> dict[str, Any]:
+    shared = Shared() if shared is None else shared
     state = state or load_state(enc)
     controls = set(seat.combatant_ids)
-    ctx = _common(enc, state, PLAYER, controls)
+    ctx = _common(enc, state, PLAYER, controls, shared)
     visible, names = ctx.pop("_visible"), ctx.pop("_names")
     ctx["seat"] = seat
     ctx["post_url"] = reverse("player_command", args=[seat.token])
     ctx["panels"] = [
-        combatant_card(state, cid, audience=PLAYER, visible=visible, names=names, with_actions=True)
+        combatant_card(
+            state,
+            cid,
+            audience=PLAYER,
+            visible=visible,
+            names=names,
+            with_actions=True,
+            shared=shared,
+        )
         for cid in seat.combatant_ids
         if cid in visible
     ]
     ctx["others"] = [
         combatant_card(
-            state, r["id"], audience=PLAYER, visible=visible, names=names, with_actions=False
+            state,
+            r["id"],
+            audience=PLAYER,
+            visible=visible,
+            names=names,
+            with_actions=False,
+            shared=shared,
         )
         for r in ctx["order"]
         if r["id"] not in controls
@@ -499,13 +608,22 @@ def player_context(enc: Encounter, seat: Seat, state: State | None = None) -> di
     return ctx
 
 
-def public_context(enc: Encounter, state: State | None = None) -> dict[str, Any]:
+def public_context(
+    enc: Encounter, state: State | None = None, shared: Shared | None = None
+) -> dict[str, Any]:
+    shared = Shared() if shared is None else shared
     state = state or load_state(enc)
-    ctx = _common(enc, state, PUBLIC, set())
+    ctx = _common(enc, state, PUBLIC, set(), shared)
     visible, names = ctx.pop("_visible"), ctx.pop("_names")
     ctx["roster"] = [
         combatant_card(
-            state, r["id"], audience=PUBLIC, visible=visible, names=names, with_actions=False
+            state,
+            r["id"],
+            audience=PUBLIC,
+            visible=visible,
+            names=names,
+            with_actions=False,
+            shared=shared,
         )
         for r in ctx["order"]
     ]

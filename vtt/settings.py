@@ -90,6 +90,8 @@ TEMPLATES = [
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
+            # `{% memo %}` (combat/templatetags/memo.py) in every template.
+            "builtins": ["combat.templatetags.memo"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.csp",

@@ -1,0 +1,130 @@
+"""`{% memo %}`: render a fragment once for every push that shows the same thing.
+
+A command changes a few things at a table (the actor's points, the target's HP, a
+log line) but every audience's view is pushed whole, and most of it is the same as
+the last push, or the same for every player. Inside a push the body of
+
+    {% memo card post_url enc.pk %} ... {% endmemo %}
+
+is rendered only when no earlier render of this very fragment had the same values
+for the variables named; otherwise the HTML made then is used again. The key is the
+pickled values (so a safe string and a plain one differ), and the body must depend on
+nothing else: tests/web/test_memo.py renders every view, push by push through whole
+combats of each ruleset, with and without memo, and compares them byte for byte.
+
+Only renders that set `memo` in their context use it (the pushes in
+`combat/broadcast.py`); pages and forms rendered for a request always render in full
+(they carry a CSRF token). The store is per process, bounded by size, least recently
+used first out; see docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import pickle
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from django import template
+from django.template.base import FilterExpression, NodeList, Parser, Token
+from django.template.context import Context
+from django.utils.safestring import SafeString, mark_safe
+
+register = template.Library()
+
+# About 16 MB of HTML (characters): some tens of tables' worth of fragments.
+MAX_CHARS = 16_000_000
+
+
+class Store:
+    """Least recently used fragments by key, bounded by their total size."""
+
+    def __init__(self, max_chars: int = MAX_CHARS) -> None:
+        self.max_chars = max_chars
+        self._items: OrderedDict[bytes, SafeString] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: bytes) -> SafeString | None:
+        with self._lock:
+            html = self._items.get(key)
+            if html is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return html
+
+    def put(self, key: bytes, html: SafeString) -> None:
+        if len(html) > self.max_chars // 8:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._chars -= len(old)
+            self._items[key] = html
+            self._chars += len(html)
+            while self._chars > self.max_chars:
+                _, dropped = self._items.popitem(last=False)
+                self._chars -= len(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._chars = 0
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+STORE = Store()
+
+
+def key_of(site: str, values: list[Any]) -> bytes | None:
+    """A digest of the fragment's site and values; None when a value cannot be pickled."""
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=5)
+    # No memo of repeated objects: equal values give equal bytes however they were built.
+    pickler.fast = True  # type: ignore[attr-defined]
+    try:
+        pickler.dump((site, values))
+    except Exception:  # noqa: BLE001 - anything unpicklable is simply rendered
+        return None
+    return hashlib.blake2b(buf.getbuffer(), digest_size=20).digest()
+
+
+class MemoNode(template.Node):
+    def __init__(self, site: str, exprs: list[FilterExpression], nodelist: NodeList) -> None:
+        self.site = site
+        self.exprs = exprs
+        self.nodelist = nodelist
+
+    def render(self, context: Context) -> str:
+        if not context.get("memo"):
+            return self.nodelist.render(context)
+        key = key_of(self.site, [context.autoescape, *(e.resolve(context) for e in self.exprs)])
+        if key is None:
+            return self.nodelist.render(context)
+        html = STORE.get(key)
+        if html is None:
+            html = mark_safe(self.nodelist.render(context))
+            STORE.put(key, html)
+        return html
+
+
+@register.tag("memo")
+def do_memo(parser: Parser, token: Token) -> MemoNode:
+    """{% memo var1 var2 ... %}body{% endmemo %}: the body depends on those variables only."""
+    bits = token.split_contents()[1:]
+    if not bits:
+        raise template.TemplateSyntaxError("{% memo %} names the variables its body shows.")
+    nodelist = parser.parse(("endmemo",))
+    parser.delete_first_token()
+    origin = getattr(parser, "origin", None)
+    site = f"{getattr(origin, 'name', '?')}:{token.lineno}:{token.position}"
+    return MemoNode(site, [parser.compile_filter(b) for b in bits], nodelist)
