@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -52,6 +53,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.fresh is None:
         args.fresh = not args.quick
+    spy = Path(sys.executable).with_name("py-spy")
+    if args.profile is not None and not spy.exists():
+        p.error(
+            f"--profile records with py-spy, not installed here: {spy.parent}/pip install py-spy"
+        )
     return args
 
 
