@@ -18,6 +18,7 @@ from combat import presence, screens
 from combat.access import GM, PLAYER, SPECTATOR, Viewer
 from combat.models import Encounter, Seat
 from combat.rules import Encounter as State
+from combat.templatetags.memo import PerPush
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,12 @@ def group_for(viewer: Viewer) -> str:
 MEMO = True
 
 
+def _memo(shared: screens.Shared | None) -> PerPush | bool:
+    if not MEMO:
+        return False
+    return PerPush() if shared is None else shared.get_or("memo", PerPush)
+
+
 def render_view(viewer: Viewer, *, oob: bool = True) -> tuple[str, int]:
     """The whole current view of one audience as out-of-band fragments, and its version."""
     enc = Encounter.objects.get(pk=viewer.encounter_id)
@@ -72,7 +79,8 @@ def render_gm(
 ) -> str:
     ctx = screens.gm_context(enc, state, shared)
     return render_to_string(
-        "combat/gm.html#live", {**ctx, "oob": oob, "prev_version": prev_version, "memo": MEMO}
+        "combat/gm.html#live",
+        {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
     )
 
 
@@ -87,7 +95,8 @@ def render_player(
 ) -> str:
     ctx = screens.player_context(enc, seat, state, shared)
     return render_to_string(
-        "combat/player.html#live", {**ctx, "oob": oob, "prev_version": prev_version, "memo": MEMO}
+        "combat/player.html#live",
+        {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
     )
 
 
@@ -102,7 +111,7 @@ def render_public(
     ctx = screens.public_context(enc, state, shared)
     return render_to_string(
         "combat/spectator.html#live",
-        {**ctx, "oob": oob, "prev_version": prev_version, "memo": MEMO},
+        {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
     )
 
 
@@ -115,13 +124,26 @@ def render_presence(enc: Encounter) -> str:
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
+    _send_all([(group, message)])
+
+
+def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send each (group, message) in order, in one trip to the event loop."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not messages:
         return
     try:
-        async_to_sync(layer.group_send)(group, message)
+        async_to_sync(_group_send_each)(layer, messages)
     except Exception:  # a push that fails must not undo a committed command
-        log.exception("Could not push to %s", group)
+        log.exception("Could not push to %s", ", ".join(group for group, _ in messages))
+
+
+async def _group_send_each(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
+    for group, message in messages:
+        try:
+            await layer.group_send(group, message)
+        except Exception:  # a push that fails must not undo a committed command
+            log.exception("Could not push to %s", group)
 
 
 def publish(encounter_id: int, committed_version: int | None = None) -> None:
@@ -146,21 +168,19 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
     state = State.from_dict(enc.state, copy=False)
     shared = screens.Shared()
     frame = {"type": FRAME, "version": version, "prev": prev}
-    sent = 0
+    # Rendered first, then sent together: one trip to the event loop for the whole push.
+    out: list[tuple[str, dict[str, Any]]] = []
     if gm:
-        _send(
-            group_name(enc.pk, GM),
-            {**frame, "html": render_gm(enc, state, prev_version=prev, shared=shared)},
-        )
-        sent += 1
+        html = render_gm(enc, state, prev_version=prev, shared=shared)
+        out.append((group_name(enc.pk, GM), {**frame, "html": html}))
     for seat in enc.seats.filter(pk__in=seat_ids, revoked=False):
         html = render_player(enc, seat, state, prev_version=prev, shared=shared)
-        _send(group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html})
-        sent += 1
+        out.append((group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html}))
     if public and enc.spectator_token:
         html = render_public(enc, state, prev_version=prev, shared=shared)
-        _send(group_name(enc.pk, SPECTATOR), {**frame, "html": html})
-        sent += 1
+        out.append((group_name(enc.pk, SPECTATOR), {**frame, "html": html}))
+    _send_all(out)
+    sent = len(out)
     # One line per push: the integrity tests count pushes with it (tests/integrity).
     log.debug("pushed enc=%s version=%s prev=%s audiences=%s", enc.pk, version, prev, sent)
 

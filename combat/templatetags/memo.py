@@ -13,9 +13,9 @@ nothing else: tests/web/test_memo.py renders every view, push by push through wh
 combats of each ruleset, with and without memo, and compares them byte for byte.
 
 Only renders that set `memo` in their context use it (the pushes in
-`combat/broadcast.py`); pages and forms rendered for a request always render in full
-(they carry a CSRF token). The store is per process, bounded by size, least recently
-used first out; see docs/performance.md.
+`combat/broadcast.py`, which set a `PerPush`); pages and forms rendered for a request
+always render in full (they carry a CSRF token). The store is per process, bounded by
+size, least recently used first out; see docs/performance.md.
 """
 
 from __future__ import annotations
@@ -98,6 +98,29 @@ def key_of(site: str, values: list[Any]) -> bytes | None:
     return hashlib.blake2b(buf.getbuffer(), digest_size=20).digest()
 
 
+class PerPush:
+    """Set as `memo` by a push that renders several views of one state: the digests it
+    made so far, by the identity of the values keyed. The views of a push share most of
+    their values (the same card of the Ogre for every player), built before any is
+    rendered and never changed while they are; each is pickled once per push, not once
+    per view. The values are kept with their digest, so an identity is never reused."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[Any, ...], tuple[list[Any], bytes | None]] = {}
+
+    def __bool__(self) -> bool:
+        return True
+
+    def key(self, site: str, values: list[Any]) -> bytes | None:
+        ident = (site, *map(id, values))
+        known = self.seen.get(ident)
+        if known is not None and all(a is b for a, b in zip(known[0], values, strict=True)):
+            return known[1]
+        key = key_of(site, values)
+        self.seen[ident] = (values, key)
+        return key
+
+
 class MemoNode(template.Node):
     def __init__(self, site: str, exprs: list[FilterExpression], nodelist: NodeList) -> None:
         self.site = site
@@ -105,9 +128,12 @@ class MemoNode(template.Node):
         self.nodelist = nodelist
 
     def render(self, context: Context) -> str:
-        if not context.get("memo"):
+        memo = context.get("memo")
+        if not memo:
             return self.nodelist.render(context)
-        key = key_of(self.site, [context.autoescape, *(e.resolve(context) for e in self.exprs)])
+        values = [context.autoescape, *(e.resolve(context) for e in self.exprs)]
+        keyer = memo.key if isinstance(memo, PerPush) else key_of
+        key = keyer(self.site, values)
         if key is None:
             return self.nodelist.render(context)
         html = STORE.get(key)
