@@ -42,6 +42,8 @@ class Result:
     refusal: Refusal | None = None
     replayed: bool = False
     seq: int | None = None
+    # The encounter as this command left it (not for a replayed answer).
+    state: State | None = field(default=None, repr=False)
 
     @classmethod
     def refused(cls, code: str, message: str, version: int = 0) -> Result:
@@ -194,7 +196,10 @@ def run_command(
                 f"{expected_version}): look again and resend.",
                 enc.version,
             )
-        state = State.from_dict(enc.state)
+        # `apply` works on a copy, so the stored dict is read, never changed, and is what
+        # the log keeps as the state before the command.
+        before = enc.state
+        state = State.from_dict(before, copy=False)
         refusal = check_permission(actor_seat, seat, state, command)
         if refusal is not None:
             return Result(False, enc.version, refusal=refusal)
@@ -213,12 +218,12 @@ def run_command(
             by=command["by"],
             seat=seat,
             events=outcome.events,
-            state_before=state.to_dict(),
+            state_before=before,
             idempotency_key=idempotency_key or None,
             request_hash=digest,
         )
         _publish_on_commit(enc)
-        return Result(True, enc.version, outcome.events, seq=seq)
+        return Result(True, enc.version, outcome.events, seq=seq, state=outcome.state)
 
 
 def _next_seq(enc: Encounter) -> int:

@@ -252,8 +252,10 @@ def answer_result(
         return answer(request, viewer, refusal=result.refusal, back=back)
     names: list[str] = []
     if not viewer.is_gm:
-        enc = Encounter.objects.get(pk=viewer.encounter_id)
-        names = screens.hidden_names(State.from_dict(enc.state))
+        state = result.state
+        if state is None:
+            state = State.from_dict(Encounter.objects.get(pk=viewer.encounter_id).state)
+        names = screens.hidden_names(state)
     return answer(request, viewer, notice=_notice(result, viewer, names), back=back)
 
 
