@@ -136,6 +136,80 @@ def test_database_url_switches_to_postgresql() -> None:
     assert values == "django.db.backends.postgresql test 127.0.0.1"
 
 
+POSTGRES = "postgres://postgres@127.0.0.1:5432/test"
+
+# Ten "requests", each in a thread of its own as under daphne, each ending as Django ends
+# a request: prints the PostgreSQL server process that answered each one.
+_REQUESTS_IN_THREADS = """
+import threading
+import django
+django.setup()
+from django.db import close_old_connections, connection
+pids = []
+def request():
+    close_old_connections()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pids.append(cursor.fetchone()[0])
+    close_old_connections()
+for _ in range(10):
+    t = threading.Thread(target=request)
+    t.start()
+    t.join()
+print(len(pids), len(set(pids)))
+"""
+
+
+def test_postgresql_connections_come_from_a_pool_per_process() -> None:
+    default = setting("settings.DATABASES['default']['OPTIONS']['pool']", DATABASE_URL=POSTGRES)
+    sized = setting(
+        "settings.DATABASES['default']['OPTIONS']['pool']['max_size']",
+        DATABASE_URL=POSTGRES,
+        DJANGO_MAX_CONCURRENT_REQUESTS="4",
+    )
+    off = setting(
+        "settings.DATABASES['default'].get('OPTIONS', {})",
+        DATABASE_URL=POSTGRES,
+        DJANGO_DB_POOL="0",
+    )
+
+    assert default == "{'min_size': 2, 'max_size': 24, 'timeout': 10}"
+    assert sized == "12"
+    assert "pool" not in off
+
+
+def test_requests_in_threads_of_their_own_reuse_pooled_connections() -> None:
+    pooled = run_python("-c", _REQUESTS_IN_THREADS, DATABASE_URL=POSTGRES)
+    unpooled = run_python("-c", _REQUESTS_IN_THREADS, DATABASE_URL=POSTGRES, DJANGO_DB_POOL="0")
+
+    assert pooled.returncode == 0, pooled.stderr
+    assert unpooled.returncode == 0, unpooled.stderr
+    requests, servers = map(int, pooled.stdout.split())
+    # The pool opens two as it starts, and a third if asked before those are ready.
+    assert requests == 10 and servers <= 3
+    assert unpooled.stdout.split() == ["10", "10"]  # a new server process per request
+
+
+def test_a_pool_and_connections_kept_by_age_are_refused_together() -> None:
+    both = run_python(
+        "-c",
+        "from django.conf import settings; settings.DATABASES",
+        DATABASE_URL=POSTGRES,
+        DJANGO_CONN_MAX_AGE="60",
+    )
+    negative = run_python(
+        "-c",
+        "from django.conf import settings; settings.DATABASES",
+        DATABASE_URL=POSTGRES,
+        DJANGO_DB_POOL="-1",
+    )
+
+    assert both.returncode != 0
+    assert "DJANGO_DB_POOL and DJANGO_CONN_MAX_AGE cannot both be set" in both.stderr
+    assert negative.returncode != 0
+    assert "DJANGO_DB_POOL must be 0 (no pool) or more" in negative.stderr
+
+
 def test_redis_url_switches_the_channel_layer_to_redis() -> None:
     values = setting(
         "settings.CHANNEL_LAYERS['default']['BACKEND'], "

@@ -126,6 +126,11 @@ def _before_fork() -> None:
     from django.db import connections
 
     connections.close_all()
+    # A PostgreSQL pool holds open connections and threads of its own: closed, and made
+    # again on first use on each side of the fork.
+    for conn in connections.all(initialized_only=True):
+        if getattr(conn, "pool", None) is not None:
+            conn.close_pool()
     SyncToAsync.single_thread_executor.shutdown(wait=True)
     _fresh_executors()
 
