@@ -160,20 +160,23 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
         return
     version = enc.version
     prev = committed_version - 1 if committed_version is not None else None
-    gm, seat_ids, public = presence.audiences(encounter_id)
+    live_rows = presence.rows(encounter_id)
+    gm, seat_ids, public = presence.audiences(encounter_id, live_rows)
     if not (gm or seat_ids or public):
         log.debug("pushed enc=%s version=%s prev=%s audiences=0", enc.pk, version, prev)
         return
     # Read only, and `enc` was loaded for this push alone: its parts need no copy.
     state = State.from_dict(enc.state, copy=False)
-    shared = screens.Shared()
+    shared = screens.Shared(presence=live_rows, seats=list(enc.seats.all()))
     frame = {"type": FRAME, "version": version, "prev": prev}
     # Rendered first, then sent together: one trip to the event loop for the whole push.
     out: list[tuple[str, dict[str, Any]]] = []
     if gm:
         html = render_gm(enc, state, prev_version=prev, shared=shared)
         out.append((group_name(enc.pk, GM), {**frame, "html": html}))
-    for seat in enc.seats.filter(pk__in=seat_ids, revoked=False):
+    for seat in shared["seats"]:
+        if seat.revoked or seat.pk not in seat_ids:
+            continue
         html = render_player(enc, seat, state, prev_version=prev, shared=shared)
         out.append((group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html}))
     if public and enc.spectator_token:

@@ -45,10 +45,17 @@ def leave(channel_name: str) -> None:
     Presence.objects.filter(channel_name=channel_name).delete()
 
 
-def audiences(encounter_id: int) -> tuple[bool, set[int], bool]:
+def rows(encounter_id: int) -> list[tuple[str, int | None]]:
+    """(role, seat id) of each live socket of the encounter."""
+    return list(live(encounter_id).values_list("role", "seat_id"))
+
+
+def audiences(
+    encounter_id: int, live_rows: list[tuple[str, int | None]] | None = None
+) -> tuple[bool, set[int], bool]:
     """Which audiences have anyone connected: (GM, seat ids, spectators)."""
     gm, seats, public = False, set(), False
-    for role, seat_id in live(encounter_id).values_list("role", "seat_id"):
+    for role, seat_id in rows(encounter_id) if live_rows is None else live_rows:
         if role == Presence.GM:
             gm = True
         elif role == Presence.PLAYER and seat_id:

@@ -438,11 +438,15 @@ def pending_windows(
     return out
 
 
-def presence_counts(enc: Encounter, seats: list[Seat] | None = None) -> dict[str, Any]:
+def presence_counts(
+    enc: Encounter,
+    seats: list[Seat] | None = None,
+    live_rows: list[tuple[str, int | None]] | None = None,
+) -> dict[str, Any]:
     """Who is connected: the GM, each seat (online or not) and how many spectators."""
-    from combat.presence import live
+    from combat import presence
 
-    rows = list(live(enc.pk).values_list("role", "seat_id"))
+    rows = presence.rows(enc.pk) if live_rows is None else live_rows
     online: dict[int, int] = {}
     for role, seat_id in rows:
         if role == Presence.PLAYER and seat_id:
@@ -515,11 +519,12 @@ def gm_context(
     shared = Shared() if shared is None else shared
     state = state or load_state(enc)
     rs = get_ruleset(state.ruleset)
-    seats = list(enc.seats.all())
+    # A push has read them already (broadcast.publish).
+    seats = shared.get_or("seats", lambda: list(enc.seats.all()))
     seat_of = {cid: s for s in seats if not s.revoked for cid in s.combatant_ids}
     ctx = _common(enc, state, GM, set(state.combatants), shared)
     visible, names = ctx.pop("_visible"), ctx.pop("_names")
-    presence = presence_counts(enc, seats)
+    presence = presence_counts(enc, seats, shared.get("presence"))
     ctx["combatants"] = [
         combatant_card(
             state,

@@ -31,9 +31,8 @@ from combat.access import (
     gm_viewer,
     seat_by_token,
     seat_viewer,
-    token_shape,
 )
-from combat.models import ApiToken, Encounter, Seat
+from combat.models import ApiToken, Encounter
 from combat.rules import Encounter as State
 from combat.rules import Refusal, get_ruleset, rulesets
 
@@ -760,14 +759,15 @@ def player(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_POST
 def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
-    if request.htmx and not (
-        token_shape(token) and Seat.objects.filter(token=token, revoked=False).exists()
-    ):
+    try:
+        seat = seat_by_token(token)
+    except Http404:
+        if not request.htmx:
+            raise
         # htmx shows 4xx answers: a sentence in the flash region, not a whole error page.
         gone = Refusal("gone", "This link no longer works: ask the GM for the new one.")
         flash = render_to_string("combat/components/flash.html", {"refusal": gone})
         return HttpResponse(flash, status=404)
-    seat = seat_by_token(token)
     if bad := _bad_input(request):
         return bad
     viewer = seat_viewer(seat)

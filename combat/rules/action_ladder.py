@@ -846,7 +846,7 @@ class ActionLadder(Ruleset):
         if a.free_kind and a.cost == 0 and a.bonus == 0:
             return (0, 1) if c.turn.get(f"free_{a.free_kind}", 0) else (0, 0)
         if a.key == "grapple" and (opts.get("with_bonus") or c.turn.get("sustain_due")):
-            return tuple(a.extra["alt"])  # type: ignore[return-value]
+            return tuple(a.extra["alt"])
         if a.key == "ability":
             return STEP_COST[str(opts.get("length") or "one")]
         if a.key == "extended":

@@ -64,7 +64,7 @@ def apply(state: Encounter | dict, command: dict[str, Any], rng: random.Random) 
             raise refuse("bad_command", "A command must be an object with a type.")
         kind = command.get("type")
         handler = COMMANDS.get(kind) if isinstance(kind, str) else None
-        if handler is None:
+        if handler is None or not isinstance(kind, str):
             raise refuse("unknown_command", f"There is no command called {kind!r}.")
         gm_only, fn = handler
         if gm_only and command.get("by") != "gm":

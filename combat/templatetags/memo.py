@@ -90,7 +90,7 @@ def key_of(site: str, values: list[Any]) -> bytes | None:
     buf = io.BytesIO()
     pickler = pickle.Pickler(buf, protocol=5)
     # No memo of repeated objects: equal values give equal bytes however they were built.
-    pickler.fast = True  # type: ignore[attr-defined]
+    pickler.fast = True
     try:
         pickler.dump((site, values))
     except Exception:  # noqa: BLE001 - anything unpicklable is simply rendered
