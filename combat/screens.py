@@ -355,23 +355,46 @@ def log_lines(entries: Iterable[Entry], audience: str, names: list[str]) -> list
     """The newest lines first; for players and spectators only what they may see."""
     lines: list[dict[str, Any]] = []
     for entry in entries:
-        for ev in reversed(entry.events):
-            if ev.get("gm_only") and audience != GM:
-                continue
-            text = ev.get("text", "")
-            lines.append(
-                {
-                    "seq": entry.seq,
-                    "text": text if audience == GM else scrub(text, names),
-                    "rolls": [format_roll(r) for r in ev.get("rolls") or []],
-                    "ruling": ev.get("ruling", False),
-                    "gm_only": ev.get("gm_only", False),
-                    "undone": entry.undone,
-                    "kind": ev.get("kind", ""),
-                }
-            )
+        for line in _entry_lines(entry, audience == GM, names):
+            lines.append(line)
             if len(lines) >= LOG_LINES:
                 return lines
+    return lines
+
+
+def _entry_lines(entry: Entry, gm: bool, names: list[str]) -> list[dict[str, Any]]:
+    """One entry's lines, newest first, for the GM or for everyone else.
+
+    Kept per process like the events they come from, so a push builds only the new
+    entry's lines; they are shared by every push that shows them and never changed.
+    """
+    key = (entry.key, gm, tuple(names), entry.undone)
+    with _EVENTS_LOCK:
+        known = _LINES.get(key)
+        if known is not None:
+            _LINES.move_to_end(key)
+            return known
+    lines = []
+    for ev in reversed(entry.events):
+        if ev.get("gm_only") and not gm:
+            continue
+        text = ev.get("text", "")
+        lines.append(
+            {
+                "seq": entry.seq,
+                "text": text if gm else scrub(text, names),
+                "rolls": [format_roll(r) for r in ev.get("rolls") or []],
+                "ruling": ev.get("ruling", False),
+                "gm_only": ev.get("gm_only", False),
+                "undone": entry.undone,
+                "kind": ev.get("kind", ""),
+            }
+        )
+    if entry.key[1] is not None:
+        with _EVENTS_LOCK:
+            _LINES[key] = lines
+            while len(_LINES) > _EVENTS_MAX:
+                _LINES.popitem(last=False)
     return lines
 
 
@@ -382,6 +405,8 @@ class Entry:
     seq: int
     events: list[dict[str, Any]]
     undone: bool
+    # (id, creation time): the same entry in every push (see _EVENTS); no time, no reuse.
+    key: tuple[int, Any] = (0, None)
 
 
 # The events of a log entry never change once it is written (undo only marks it undone):
@@ -389,6 +414,7 @@ class Entry:
 _EVENTS: OrderedDict[tuple[int, Any], list[dict[str, Any]]] = OrderedDict()
 _EVENTS_MAX = 20_000
 _EVENTS_LOCK = threading.Lock()
+_LINES: OrderedDict[tuple[Any, ...], list[dict[str, Any]]] = OrderedDict()
 
 
 def recent_entries(enc: Encounter) -> list[Entry]:
@@ -412,10 +438,10 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     with _EVENTS_LOCK:
         found = [_EVENTS.get((pk, created)) for pk, created, _, _ in rows]
     out = []
-    for (pk, _, seq, undone), events in zip(rows, found, strict=True):
+    for (pk, created, seq, undone), events in zip(rows, found, strict=True):
         if events is None:  # pushed out meanwhile by other tables: read it again
             events = LogEntry.objects.get(pk=pk).events
-        out.append(Entry(seq, events, undone))
+        out.append(Entry(seq, events, undone, (pk, created)))
     return out
 
 

@@ -22,6 +22,7 @@ from combat.access import gm_viewer, seat_viewer
 from combat.models import Encounter, Seat
 from combat.rules import rulesets
 from combat.templatetags.memo import STORE
+from tests.web.conftest import HIDDEN
 
 pytestmark = pytest.mark.django_db
 
@@ -114,3 +115,35 @@ def test_every_push_equals_a_full_render(ruleset: str) -> None:
     assert {"act", "end_turn", "undo", "hide", "damage"} <= kinds, kinds
     assert compared >= 150 * 4
     assert Seat.objects.filter(encounter=enc).count() == 3
+
+
+def log_of(html: str) -> str:
+    """The log region of a page."""
+    start = html.index('id="log"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_kept_log_lines_follow_hiding_revealing_and_undo(table) -> None:
+    """A log line is built once and kept, but a line about a combatant the GM hides again
+    says "someone" to players from then on, names it once revealed, and shows an undo."""
+    table.gm_post(type="reveal", actor=table.troll)
+    table.gm_post(type="start_combat")
+    r = table.p1_post(
+        type="act", actor=table.ana, action="basic_attack", opt_target=table.troll, opt_ranged="0"
+    )
+    assert b'data-testid="notice"' in r.content
+    seen = log_of(table.p1.get(table.player1_url).content.decode())
+    assert HIDDEN in seen
+
+    table.gm_post(type="hide", actor=table.troll)
+    hidden = log_of(table.p1.get(table.player1_url).content.decode())
+    assert HIDDEN not in hidden and "someone" in hidden
+    assert HIDDEN in log_of(table.gm.get(table.gm_url).content.decode())
+
+    table.gm_post(type="reveal", actor=table.troll)
+    table.gm_post(type="undo")  # the reveal
+    table.gm_post(type="undo")  # the hiding
+    table.gm_post(type="undo")  # Ana's attack
+    items = log_of(table.p1.get(table.player1_url).content.decode()).split("<li")[1:]
+    attack = [i for i in items if "Basic Attack" in i and "undoes" not in i]
+    assert attack and all("is-undone" in i and HIDDEN in i for i in attack)
