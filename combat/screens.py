@@ -263,25 +263,10 @@ def combatant_card(
     shared: Shared | None = None,
 ) -> dict[str, Any]:
     shared = Shared() if shared is None else shared
-    if audience == GM:
-        return _card(state, cid, audience, visible, names, with_actions, shared, seat_of)
     # Players and spectators see the same card of a combatant (only the GM's has more).
     key = ("card", cid, with_actions, tuple(visible), tuple(names))
-    return shared.get_or(
-        key, lambda: _card(state, cid, PUBLIC, visible, names, with_actions, shared)
-    )
-
-
-def _card(
-    state: State,
-    cid: str,
-    audience: str,
-    visible: list[str],
-    names: list[str],
-    with_actions: bool,
-    shared: Shared,
-    seat_of: dict[str, Seat] | None = None,
-) -> dict[str, Any]:
+    if audience != GM and key in shared:
+        return shared[key]
     c = state.combatants[cid]
     is_turn = state.turn == cid
     in_combat = state.phase == "combat"
@@ -334,6 +319,8 @@ def _card(
         ]
         card["seat_name"] = seat.name if seat else ""
         card["adjustable"] = ["hp", *[w["key"] for w in card["resources"]]]
+    else:
+        shared[key] = card
     return card
 
 
