@@ -21,6 +21,7 @@ from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
 from combat.rules.view import availability, redacted
+from combat.templatetags.memo import KeyedDict, KeyedList
 
 GM = "gm"
 PLAYER = "player"
@@ -200,9 +201,7 @@ def target_choices(state: State, visible: list[str]) -> list[dict[str, str]]:
     ]
 
 
-def action_panel(
-    state: State, cid: str, visible: list[str], names: list[str]
-) -> list[dict[str, Any]]:
+def action_panel(state: State, cid: str, visible: list[str], names: list[str]) -> KeyedList:
     """Every catalogue action for one combatant: cost, allowed now or why not, and its options."""
     c = state.combatants[cid]
     targets = [t for t in target_choices(state, visible) if t["id"] != cid]
@@ -248,7 +247,8 @@ def action_panel(
                 "fields": fields,
             }
         )
-    return out
+    # Keyed once: the GM's card, the turn panel and the player's panel all hold it.
+    return KeyedList(out)
 
 
 def combatant_card(
@@ -304,11 +304,13 @@ def combatant_card(
     }
     if with_actions:
         # The same for the GM and the player of this combatant, unless someone is hidden.
-        card["actions"] = shared.get_or(
-            ("actions", cid, tuple(visible), tuple(names)),
-            lambda: action_panel(state, cid, visible, names),
+        panel = ("actions", cid, tuple(visible), tuple(names))
+        actions = card["actions"] = shared.get_or(
+            panel, lambda: action_panel(state, cid, visible, names)
         )
-        card["actions_now"] = [a for a in card["actions"] if a["allowed"]]
+        card["actions_now"] = shared.get_or(
+            ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
+        )
         card["targets"] = [t for t in target_choices(state, visible) if t["id"] != cid]
     if audience == GM:
         seat = (seat_of or {}).get(cid)
@@ -338,18 +340,18 @@ def _can_take_turn(state: State, cid: str) -> bool:
     )
 
 
-def log_lines(entries: Iterable[Entry], audience: str, names: list[str]) -> list[dict[str, Any]]:
+def log_lines(entries: Iterable[Entry], audience: str, names: list[str]) -> KeyedList:
     """The newest lines first; for players and spectators only what they may see."""
-    lines: list[dict[str, Any]] = []
+    lines: list[KeyedDict] = []
     for entry in entries:
         for line in _entry_lines(entry, audience == GM, names):
             lines.append(line)
             if len(lines) >= LOG_LINES:
-                return lines
-    return lines
+                return KeyedList(lines)
+    return KeyedList(lines)
 
 
-def _entry_lines(entry: Entry, gm: bool, names: list[str]) -> list[dict[str, Any]]:
+def _entry_lines(entry: Entry, gm: bool, names: list[str]) -> list[KeyedDict]:
     """One entry's lines, newest first, for the GM or for everyone else.
 
     Kept per process like the events they come from, so a push builds only the new
@@ -361,21 +363,22 @@ def _entry_lines(entry: Entry, gm: bool, names: list[str]) -> list[dict[str, Any
         if known is not None:
             _LINES.move_to_end(key)
             return known
-    lines = []
+    lines: list[KeyedDict] = []
     for ev in reversed(entry.events):
         if ev.get("gm_only") and not gm:
             continue
         text = ev.get("text", "")
+        # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
         lines.append(
-            {
-                "seq": entry.seq,
-                "text": text if gm else scrub(text, names),
-                "rolls": [format_roll(r) for r in ev.get("rolls") or []],
-                "ruling": ev.get("ruling", False),
-                "gm_only": ev.get("gm_only", False),
-                "undone": entry.undone,
-                "kind": ev.get("kind", ""),
-            }
+            KeyedDict(
+                seq=entry.seq,
+                text=text if gm else scrub(text, names),
+                rolls=[format_roll(r) for r in ev.get("rolls") or []],
+                ruling=ev.get("ruling", False),
+                gm_only=ev.get("gm_only", False),
+                undone=entry.undone,
+                kind=ev.get("kind", ""),
+            )
         )
     if entry.key[1] is not None:
         with _EVENTS_LOCK:
@@ -401,7 +404,7 @@ class Entry:
 _EVENTS: OrderedDict[tuple[int, Any], list[dict[str, Any]]] = OrderedDict()
 _EVENTS_MAX = 20_000
 _EVENTS_LOCK = threading.Lock()
-_LINES: OrderedDict[tuple[Any, ...], list[dict[str, Any]]] = OrderedDict()
+_LINES: OrderedDict[tuple[Any, ...], list[KeyedDict]] = OrderedDict()
 
 
 def recent_entries(enc: Encounter) -> list[Entry]:
@@ -547,6 +550,7 @@ def gm_context(
             names=names,
             with_actions=True,
             seat_of=seat_of,
+            shared=shared,
         )
         for cid in [r["id"] for r in ctx["order"]]
     ]
@@ -645,5 +649,5 @@ def public_context(
         )
         for r in ctx["order"]
     ]
-    ctx["log"] = ctx["log"][:15]
+    ctx["log"] = ctx["log"].head(15)
     return ctx

@@ -147,3 +147,35 @@ def test_kept_log_lines_follow_hiding_revealing_and_undo(table) -> None:
     items = log_of(table.p1.get(table.player1_url).content.decode()).split("<li")[1:]
     attack = [i for i in items if "Basic Attack" in i and "undoes" not in i]
     assert attack and all("is-undone" in i and HIDDEN in i for i in attack)
+
+
+def test_keyed_values_key_by_content_wherever_they_stand() -> None:
+    """A fragment keyed on a card that holds a combatant's actions keys on their digest:
+    equal actions built twice give the same key, one changed reason gives another."""
+    from combat.templatetags.memo import KeyedDict, KeyedList, key_of
+
+    def actions(reason: str) -> KeyedList:
+        return KeyedList(
+            [
+                {"key": "basic_attack", "allowed": False, "reason": reason},
+                {"key": "cast_spell", "allowed": True, "reason": ""},
+            ]
+        )
+
+    def card(acts: KeyedList) -> dict[str, Any]:
+        return {"id": "c1", "name": "Ana", "actions": acts, "ap": 3}
+
+    a, b = card(actions("Not Ana's turn.")), card(actions("Not Ana's turn."))
+    assert a["actions"] is not b["actions"]
+    assert key_of("card", [True, a]) == key_of("card", [True, b])
+    assert key_of("card", [True, a]) != key_of("card", [True, card(actions("No AP left."))])
+    assert key_of("card", [True, a]) != key_of("card", [False, a])  # escaping is part of it
+    assert key_of("card", [True, a]) != key_of("other site", [True, a])
+    # A keyed list of keyed lines: the log, keyed by its lines' own digests.
+    line = {"seq": 3, "text": "Ana hits the Ogre.", "undone": False}
+    log = KeyedList([KeyedDict(line), KeyedDict(line, seq=2)])
+    same = KeyedList([KeyedDict(line), KeyedDict(line, seq=2)])
+    undone = KeyedList([KeyedDict(line, undone=True), KeyedDict(line, seq=2)])
+    assert key_of("log", [True, log]) == key_of("log", [True, same])
+    assert key_of("log", [True, log]) != key_of("log", [True, undone])
+    assert key_of("log", [True, log]) != key_of("log", [True, log.head(1)])
