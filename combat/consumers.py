@@ -19,6 +19,7 @@ to do it again; it is told why first.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 import uuid
@@ -115,8 +116,25 @@ class TokenBucket:
 _PUSH_TYPES = frozenset({broadcast.FRAME, broadcast.PRESENCE, broadcast.CLOSE})
 
 
+_UNKNOWN: Any = object()
+
+
+def _daphne_protocol(send: Any) -> Any:
+    """The protocol behind daphne's `send` (`partial(server.handle_reply, protocol)`),
+    seen through Channels' session wrapper; None if `send` is anything else."""
+    from daphne.ws_protocol import WebSocketProtocol
+
+    inner = getattr(getattr(send, "__self__", None), "real_send", send)
+    if isinstance(inner, functools.partial) and inner.args:
+        protocol = inner.args[0]
+        if isinstance(protocol, WebSocketProtocol):
+            return protocol
+    return None
+
+
 class TableConsumer(AsyncWebsocketConsumer):
     role: str = ""
+    _wire: Any = _UNKNOWN
     # Pushes reach a socket through its process's listener per group (combat/fanout.py),
     # never through a channel of its own: an alias with no layer behind it makes Channels
     # skip that channel (no queue, no waiting receive task, no Redis subscription per
@@ -289,7 +307,32 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.version = event["version"]
         self.pushed.append((self.version, time.monotonic()))
-        await self.send(text_data=event["html"])
+        await self.send_pushed(event)
+
+    async def send_pushed(self, event: dict[str, Any]) -> None:
+        """Send a frame that every socket of the group in this process gets alike.
+
+        Under daphne the frame goes straight to this socket's protocol, encoded once for
+        all of them: Channels' send, the session wrapper around it and daphne's reply
+        routing cost more per frame than writing it does (docs/performance.md).
+        """
+        wire = self.wire()
+        if wire is None or wire.state != wire.STATE_OPEN:
+            # daphne's own path knows what to do with a socket that is not open.
+            await self.send(text_data=event["html"])
+            return
+        payload = event.get("payload")
+        if payload is None:
+            # The group's message is this process's own copy, shared by its sockets.
+            payload = event["payload"] = event["html"].encode()
+        wire.sendMessage(payload, False)
+
+    def wire(self) -> Any:
+        """daphne's websocket protocol of this socket, or None (another server, or a test's
+        communicator): found once, through the `send` daphne gave the application."""
+        if self._wire is _UNKNOWN:
+            self._wire = _daphne_protocol(self.base_send)
+        return self._wire
 
     def in_flight(self, theirs: int) -> bool:
         """Was the first frame after `theirs` pushed only a moment ago (so still on its way)?
@@ -305,7 +348,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def presence_push(self, event: dict[str, Any]) -> None:
         if self.gone:
             return
-        await self.send(text_data=event["html"])
+        await self.send_pushed(event)
 
     async def socket_close(self, event: dict[str, Any]) -> None:
         # Sent when a seat is revoked or a link replaced: check, then go.
