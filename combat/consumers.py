@@ -119,6 +119,42 @@ _PUSH_TYPES = frozenset({broadcast.FRAME, broadcast.PRESENCE, broadcast.CLOSE})
 _UNKNOWN: Any = object()
 
 
+class WireFrame:
+    """One pushed text message, framed once for every socket of this process.
+
+    A socket that is plain (no compression negotiated, server frames unmasked, nothing
+    queued, no fragmenting below this size: daphne's settings) gets the same bytes
+    written to its transport, header and all, as autobahn would have built them for it;
+    any other goes through autobahn's `sendMessage`, which frames it for that socket.
+    """
+
+    __slots__ = ("payload", "framed")
+
+    def __init__(self, payload: bytes) -> None:
+        self.payload = payload
+        n = len(payload)
+        if n <= 125:
+            header = bytes((0x81, n))
+        elif n <= 0xFFFF:
+            header = bytes((0x81, 126)) + n.to_bytes(2, "big")
+        else:
+            header = bytes((0x81, 127)) + n.to_bytes(8, "big")
+        self.framed = header + payload
+
+    def write(self, wire: Any) -> None:
+        n = len(self.payload)
+        if (
+            wire._perMessageCompress is None
+            and not wire.maskServerFrames
+            and not wire.send_queue
+            and not (0 < wire.autoFragmentSize < n)
+            and not (0 < wire.maxMessagePayloadSize < n)
+        ):
+            wire.transport.write(self.framed)
+        else:
+            wire.sendMessage(self.payload, False)
+
+
 def _daphne_protocol(send: Any) -> Any:
     """The protocol behind daphne's `send` (`partial(server.handle_reply, protocol)`),
     seen through Channels' session wrapper; None if `send` is anything else."""
@@ -321,11 +357,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             # daphne's own path knows what to do with a socket that is not open.
             await self.send(text_data=event["html"])
             return
-        payload = event.get("payload")
-        if payload is None:
+        frame = event.get("frame")
+        if frame is None:
             # The group's message is this process's own copy, shared by its sockets.
-            payload = event["payload"] = event["html"].encode()
-        wire.sendMessage(payload, False)
+            frame = event["frame"] = WireFrame(event["html"].encode())
+        frame.write(wire)
 
     def wire(self) -> Any:
         """daphne's websocket protocol of this socket, or None (another server, or a test's
