@@ -121,9 +121,7 @@ def test_defaults_are_sqlite_and_the_in_memory_layer() -> None:
         "settings.CHANNEL_LAYERS['default']['BACKEND']"
     )
 
-    assert values == (
-        "True django.db.backends.sqlite3 IMMEDIATE channels.layers.InMemoryChannelLayer"
-    )
+    assert values == ("True django.db.backends.sqlite3 IMMEDIATE vtt.layers.InMemoryChannelLayer")
 
 
 def test_database_url_switches_to_postgresql() -> None:

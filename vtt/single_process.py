@@ -35,7 +35,7 @@ except ImportError:  # Windows: no flock; the guard is a no-op there.
 
 MESSAGE = "The in-memory channel layer works in one process only; set REDIS_URL to run several"
 
-IN_MEMORY_LAYER = "channels.layers.InMemoryChannelLayer"
+IN_MEMORY_LAYERS = ("channels.layers.InMemoryChannelLayer", "vtt.layers.InMemoryChannelLayer")
 
 # Modules whose presence means this process is a server about to serve the application.
 _SERVER_MODULES = ("daphne.cli", "uvicorn", "hypercorn", "gunicorn.arbiter")
@@ -58,7 +58,7 @@ class AlreadyServed(RuntimeError):
 
 def uses_in_memory_layer(channel_layers: dict[str, dict[str, Any]]) -> bool:
     backend = channel_layers.get("default", {}).get("BACKEND", "")
-    return backend == IN_MEMORY_LAYER
+    return backend in IN_MEMORY_LAYERS
 
 
 def database_key(database: dict[str, Any]) -> str:
