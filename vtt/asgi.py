@@ -6,11 +6,12 @@ Run with `daphne vtt.asgi:application` (what `make run` does).
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt.settings")
 
-# Sets Django up; everything below may import models.
+from vtt.handlers import get_asgi_application  # noqa: E402
+
+# Sets Django up; everything below may import models. A request's middleware and view
+# run in one trip to its thread (vtt/handlers.py).
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402

@@ -1,0 +1,42 @@
+"""Django's ASGI handler, with a request's middleware and view run in one trip to a thread.
+
+Django's own ASGI handler runs the middleware chain in async mode: every synchronous
+`process_request` and `process_response` of a `MiddlewareMixin` (sessions, CSRF, auth,
+messages, security headers, ...) is its own hop from the event loop to the request's
+thread and back, a dozen and more per request before the synchronous view gets its own.
+Each hop costs CPU on both sides and waits for the GIL while the event loop is busy
+writing pushes. Here the chain is loaded in sync mode, as under WSGI, and the whole of it
+runs in the request's thread in one call. Reading the body, the request signals and
+sending the answer stay Django's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.core.handlers import base
+from django.core.handlers.asgi import ASGIHandler
+from django.http import FileResponse
+
+
+class OneThreadASGIHandler(ASGIHandler):
+    def __init__(self) -> None:
+        base.BaseHandler.__init__(self)
+        self.load_middleware(is_async=False)
+
+    async def run_get_response(self, request: Any) -> Any:
+        response = await sync_to_async(self.get_response, thread_sensitive=True)(request)
+        response._handler_class = self.__class__  # type: ignore[attr-defined]
+        # As Django's handler does: daphne chunks file responses itself.
+        if isinstance(response, FileResponse):
+            response.block_size = self.chunk_size
+        return response
+
+
+def get_asgi_application() -> OneThreadASGIHandler:
+    """`django.core.asgi.get_asgi_application`, with this handler."""
+    import django
+
+    django.setup(set_prefix=False)
+    return OneThreadASGIHandler()
