@@ -8,6 +8,7 @@ reasons, log lines) are also scrubbed of hidden combatants' names.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections import OrderedDict
@@ -397,6 +398,7 @@ class Entry:
     undone: bool
     # (id, creation time): the same entry in every push (see _EVENTS); no time, no reuse.
     key: tuple[int, Any] = (0, None)
+    kind: str = LogEntry.COMMAND
 
 
 # The events of a log entry never change once it is written (undo only marks it undone):
@@ -414,25 +416,49 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     decoding it was a fifth of the server's time at 10 actions/s; the events are decoded
     once per process (docs/performance.md).
     """
-    rows = list(enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone")[:LOG_LINES])
+    rows = list(
+        enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone", "kind")[:LOG_LINES]
+    )
     with _EVENTS_LOCK:
-        missing = [pk for pk, created, _, _ in rows if (pk, created) not in _EVENTS]
+        missing = [row[0] for row in rows if row[:2] not in _EVENTS]
     if missing:
         fetched = dict(LogEntry.objects.filter(pk__in=missing).values_list("pk", "events"))
         with _EVENTS_LOCK:
-            for pk, created, _, _ in rows:
+            for pk, created, *_ in rows:
                 if pk in fetched:
                     _EVENTS[(pk, created)] = fetched[pk]
-            while len(_EVENTS) > _EVENTS_MAX:
-                _EVENTS.popitem(last=False)
+            _trim_events()
     with _EVENTS_LOCK:
-        found = [_EVENTS.get((pk, created)) for pk, created, _, _ in rows]
+        found = [_EVENTS.get(row[:2]) for row in rows]
     out = []
-    for (pk, created, seq, undone), events in zip(rows, found, strict=True):
+    for (pk, created, seq, undone, kind), events in zip(rows, found, strict=True):
         if events is None:  # pushed out meanwhile by other tables: read it again
             events = LogEntry.objects.get(pk=pk).events
-        out.append(Entry(seq, events, undone, (pk, created)))
+        out.append(Entry(seq, events, undone, (pk, created), kind))
     return out
+
+
+def remember_events(entry: LogEntry) -> None:
+    """Called by the command that writes `entry`: its push then finds the events known
+    instead of reading them back. They are kept as the database gives them back (a JSON
+    round trip); an entry whose transaction rolls back is never shown, and its id comes
+    back with another creation time."""
+    events = json.loads(json.dumps(entry.events))
+    with _EVENTS_LOCK:
+        _EVENTS[(entry.pk, entry.created)] = events
+        _trim_events()
+
+
+def _trim_events() -> None:
+    while len(_EVENTS) > _EVENTS_MAX:
+        _EVENTS.popitem(last=False)
+
+
+def can_undo(enc: Encounter, entries: list[Entry]) -> bool:
+    """Whether a command is left to undo: usually seen among the entries the log shows."""
+    if any(e.kind == LogEntry.COMMAND and not e.undone for e in entries):
+        return True
+    return enc.log.filter(kind=LogEntry.COMMAND, undone=False).exists()
 
 
 def pending_windows(
@@ -587,7 +613,7 @@ def gm_context(
     ]
     ctx["custom_actions"] = [{"key": k, **v} for k, v in state.custom_actions.items()]
     ctx["has_combatants"] = bool(state.combatants)
-    ctx["can_undo"] = enc.log.filter(kind=LogEntry.COMMAND, undone=False).exists()
+    ctx["can_undo"] = can_undo(enc, shared["entries"])
     return ctx
 
 

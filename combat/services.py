@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from combat import broadcast
+from combat import broadcast, screens
 from combat.access import GM, PLAYER, Viewer
 from combat.models import Encounter, LogEntry, Seat, new_token
 from combat.rules import ACTOR_COMMANDS, COMMANDS, Refusal, apply, new_encounter, rulesets
@@ -210,7 +210,7 @@ def run_command(
             return Result(False, enc.version, refusal=outcome.refusal)
         seq = _next_seq(enc)
         _bump(enc, outcome.state)
-        LogEntry.objects.create(
+        entry = LogEntry.objects.create(
             encounter=enc,
             seq=seq,
             version=enc.version,
@@ -222,6 +222,7 @@ def run_command(
             idempotency_key=idempotency_key or None,
             request_hash=digest,
         )
+        screens.remember_events(entry)
         _publish_on_commit(enc)
         return Result(True, enc.version, outcome.events, seq=seq, state=outcome.state)
 
@@ -252,7 +253,7 @@ def _undo(
     seq = _next_seq(enc)
     enc.state = last.state_before
     _bump(enc)
-    LogEntry.objects.create(
+    entry = LogEntry.objects.create(
         encounter=enc,
         seq=seq,
         version=enc.version,
@@ -264,6 +265,7 @@ def _undo(
         idempotency_key=key or None,
         request_hash=digest,
     )
+    screens.remember_events(entry)
     _publish_on_commit(enc)
     return Result(True, enc.version, events, seq=seq)
 
