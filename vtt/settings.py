@@ -226,6 +226,15 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # needs nothing but daphne. Production behind a web server can turn it off.
 SERVE_STATIC = env_bool("SERVE_STATIC", DEBUG)
 
+# --- Pushes --------------------------------------------------------------------
+
+# HTML fragments each process keeps for later pushes (`{% memo %}`), in MB (a character
+# of the kept markup is a byte). A table in combat keeps 1 to 2 MB; when more busy tables
+# share a process than fit, every push renders more (docs/performance.md). 0 keeps none.
+FRAGMENT_CACHE_MB = env_int("VTT_FRAGMENT_CACHE_MB", 64)
+if FRAGMENT_CACHE_MB < 0:
+    raise ImproperlyConfigured("VTT_FRAGMENT_CACHE_MB must be 0 (keep none) or more.")
+
 # --- Security ----------------------------------------------------------------
 
 # Scripts and styles only from this origin, or inline with the per-response

@@ -28,20 +28,20 @@ from collections import OrderedDict
 from typing import Any
 
 from django import template
+from django.conf import settings
 from django.template.base import FilterExpression, NodeList, Parser, Token
 from django.template.context import Context
 from django.utils.safestring import SafeString, mark_safe
 
 register = template.Library()
 
-# About 16 MB of HTML (characters): some tens of tables' worth of fragments.
-MAX_CHARS = 16_000_000
-
 
 class Store:
-    """Least recently used fragments by key, bounded by their total size."""
+    """Least recently used fragments by key, bounded by their total size in characters
+    (`VTT_FRAGMENT_CACHE_MB`: the pushed templates write their symbols as character
+    references, so a character of kept markup is a byte)."""
 
-    def __init__(self, max_chars: int = MAX_CHARS) -> None:
+    def __init__(self, max_chars: int) -> None:
         self.max_chars = max_chars
         self._items: OrderedDict[bytes, SafeString] = OrderedDict()
         self._chars = 0
@@ -82,7 +82,7 @@ class Store:
         return len(self._items)
 
 
-STORE = Store()
+STORE = Store(settings.FRAGMENT_CACHE_MB * 1_000_000)
 
 # Stands before a value's own digest in a key, so it cannot be mistaken for a value.
 _DIGEST = "\x00memo-digest"
@@ -171,6 +171,8 @@ class PerPush:
 
     def __init__(self) -> None:
         self.seen: dict[tuple[Any, ...], tuple[list[Any], bytes | None]] = {}
+        # Fragments of `{% memo this_push ... %}`: for the other views of this push only.
+        self.kept: dict[bytes, SafeString] = {}
 
     def __bool__(self) -> bool:
         return True
@@ -186,35 +188,50 @@ class PerPush:
 
 
 class MemoNode(template.Node):
-    def __init__(self, site: str, exprs: list[FilterExpression], nodelist: NodeList) -> None:
+    def __init__(
+        self, site: str, exprs: list[FilterExpression], nodelist: NodeList, this_push: bool
+    ) -> None:
         self.site = site
         self.exprs = exprs
         self.nodelist = nodelist
+        self.this_push = this_push
 
     def render(self, context: Context) -> str:
         memo = context.get("memo")
-        if not memo:
+        if not memo or (self.this_push and not isinstance(memo, PerPush)):
             return self.nodelist.render(context)
         values = [context.autoescape, *(e.resolve(context) for e in self.exprs)]
         keyer = memo.key if isinstance(memo, PerPush) else key_of
         key = keyer(self.site, values)
         if key is None:
             return self.nodelist.render(context)
-        html = STORE.get(key)
+        store: Any = memo.kept if self.this_push else STORE
+        html = store.get(key)
         if html is None:
             html = mark_safe(self.nodelist.render(context))
-            STORE.put(key, html)
+            if self.this_push:
+                store[key] = html
+            else:
+                store.put(key, html)
         return html
 
 
 @register.tag("memo")
 def do_memo(parser: Parser, token: Token) -> MemoNode:
-    """{% memo var1 var2 ... %}body{% endmemo %}: the body depends on those variables only."""
+    """{% memo var1 var2 ... %}body{% endmemo %}: the body depends on those variables only.
+
+    `{% memo this_push var1 ... %}` keeps the fragment for the other views of the same push
+    only: for one that changes with every command (the whole log), which would otherwise
+    fill the store with HTML never shown again and push out what is (docs/performance.md).
+    """
     bits = token.split_contents()[1:]
+    this_push = bool(bits) and bits[0] == "this_push"
+    if this_push:
+        bits = bits[1:]
     if not bits:
         raise template.TemplateSyntaxError("{% memo %} names the variables its body shows.")
     nodelist = parser.parse(("endmemo",))
     parser.delete_first_token()
     origin = getattr(parser, "origin", None)
     site = f"{getattr(origin, 'name', '?')}:{token.lineno}:{token.position}"
-    return MemoNode(site, [parser.compile_filter(b) for b in bits], nodelist)
+    return MemoNode(site, [parser.compile_filter(b) for b in bits], nodelist, this_push)

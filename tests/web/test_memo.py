@@ -179,3 +179,33 @@ def test_keyed_values_key_by_content_wherever_they_stand() -> None:
     assert key_of("log", [True, log]) == key_of("log", [True, same])
     assert key_of("log", [True, log]) != key_of("log", [True, undone])
     assert key_of("log", [True, log]) != key_of("log", [True, log.head(1)])
+
+
+def test_the_whole_log_is_kept_for_its_own_push_only(fight) -> None:
+    """The log changes with every command: its whole fragment serves the other views of
+    the same push (six players see one log) and is never put in the store, where it would
+    push out the cards and lines later pushes show again."""
+    enc = fight.refresh()
+    STORE.clear()
+    shared = screens.Shared()
+    first = broadcast.render_player(enc, fight.seat1, prev_version=1, shared=shared)
+    second = broadcast.render_player(enc, fight.seat2, prev_version=1, shared=shared)
+    assert log_of(first) == log_of(second)
+    kept = shared["memo"].kept
+    assert len(kept) == 1 and log_of(next(iter(kept.values()))) == log_of(first)
+    assert not [html for html in STORE._items.values() if 'id="log"' in html]
+    # Its lines are in the store: the next push renders only the new one.
+    assert any("Round 1 begins." in html for html in STORE._items.values())
+
+
+def test_kept_fragments_take_a_byte_per_character() -> None:
+    """The table's own symbols (pips, turn markers, dashes) are written as character
+    references, so a kept fragment with plain names stays one byte per character in
+    memory instead of two or four (docs/performance.md)."""
+    call_command("seed_demo", stdout=io.StringIO())
+    enc = Encounter.objects.get(ruleset="action_points")
+    STORE.clear()
+    views(enc, memo=True)
+    assert len(STORE) > 20
+    wide = [html for html in STORE._items.values() if max(html) > "\xff"]
+    assert not wide, sorted({ch for html in wide for ch in html if ch > "\xff"})
