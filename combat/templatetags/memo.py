@@ -205,14 +205,15 @@ class MemoNode(template.Node):
         key = keyer(self.site, values)
         if key is None:
             return self.nodelist.render(context)
-        store: Any = memo.kept if self.this_push else STORE
-        html = store.get(key)
+        if self.this_push:
+            html = memo.kept.get(key)
+            if html is None:
+                html = memo.kept[key] = mark_safe(self.nodelist.render(context))
+            return html
+        html = STORE.get(key)
         if html is None:
             html = mark_safe(self.nodelist.render(context))
-            if self.this_push:
-                store[key] = html
-            else:
-                store.put(key, html)
+            STORE.put(key, html)
         return html
 
 
