@@ -682,7 +682,7 @@ def defend_stat(c: Combatant, ranged: bool) -> str:
 
 def rng_of(ev: Events) -> random.Random:
     """The command's die, for hooks that have no rng parameter (turn start, decline)."""
-    rng = getattr(ev, "rng", None)
+    rng: random.Random | None = getattr(ev, "rng", None)
     if rng is None:
         raise RuntimeError("action_ladder: the engine did not hand the command's rng to Events")
     return rng
@@ -1296,7 +1296,15 @@ class ActionLadder(Ruleset):
             c.turn[key] = c.turn.get(key, 0) + 1
 
     # --- resolving -------------------------------------------------------------------------
-    def resolve(self, enc, c, a, opts, rng, ev) -> None:
+    def resolve(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         # A Disengage works only for the Movement Action directly after it.
         if a.key != "disengage" and c.turn.pop("disengage", None):
             if a.extra.get("movement"):
@@ -1327,10 +1335,20 @@ class ActionLadder(Ruleset):
         self.dispatch(enc, c, a, opts, rng, ev)
         c.turn.pop("disengage_active", None)
 
-    def dispatch(self, enc, c, a, opts, rng, ev) -> None:
+    def dispatch(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         super().resolve(enc, c, a, opts, rng, ev)
 
-    def after_action(self, enc, c, a, opts, ev) -> bool:
+    def after_action(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any], ev: Events
+    ) -> bool:
         return a.key == "skip"
 
     # --- movement --------------------------------------------------------------------------
@@ -1352,7 +1370,15 @@ class ActionLadder(Ruleset):
             height += int(self.setting(enc, "height_cm", c)) / 100
         return max(dist, 0.0), max(height, 0.0)
 
-    def do_move(self, enc, c, a, opts, rng, ev) -> None:
+    def do_move(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         speed = int(self.setting(enc, "speed", c))
         athletics = level_of(c, "athletics")
         rolls: tuple[dice.Roll, ...] = ()
@@ -1404,7 +1430,15 @@ class ActionLadder(Ruleset):
         )
         self.leave(enc, c, opts, ev)
 
-    def do_jump(self, enc, c, a, opts, rng, ev) -> None:
+    def do_jump(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         kind = opts.get("kind") or "standing"
         dist, height = self.jump_reach(
             c, enc, kind, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
@@ -1418,12 +1452,28 @@ class ActionLadder(Ruleset):
         )
         self.leave(enc, c, opts, ev)
 
-    def do_stand_up(self, enc, c, a, opts, rng, ev) -> None:
+    def do_stand_up(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         drop_effects(c, "Prone")
         drop_effects(c, "Crawling")
         ev.add("stand", f"{c.name} stands up{self.spent_text(enc, c, a, opts)}.", actor=c.id)
 
-    def do_fall_prone(self, enc, c, a, opts, rng, ev) -> None:
+    def do_fall_prone(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         self.knock_prone(c)
         ev.add("prone", f"{c.name} falls prone{self.spent_text(enc, c, a, opts)}.", actor=c.id)
 
@@ -1432,7 +1482,15 @@ class ActionLadder(Ruleset):
         if not has_effect(c, "Prone"):
             add_effect(c, Effect("Prone", "never", None, {}, "prone: cannot Dodge"))
 
-    def do_disengage(self, enc, c, a, opts, rng, ev) -> None:
+    def do_disengage(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         c.turn["disengage"] = True
         ev.add(
             "disengage",
@@ -1442,7 +1500,15 @@ class ActionLadder(Ruleset):
         )
 
     # --- simple combat actions -----------------------------------------------------------
-    def do_aim(self, enc, c, a, opts, rng, ev) -> None:
+    def do_aim(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         add_effect(c, Effect("Aim", "never", None, {"to_hit": 2}, "Aim: +2 next ranged attack"))
         ev.add(
             "aim",
@@ -1451,7 +1517,15 @@ class ActionLadder(Ruleset):
             actor=c.id,
         )
 
-    def do_brace(self, enc, c, a, opts, rng, ev) -> None:
+    def do_brace(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         res = bonus_of(c, "RES", "Brace")
         drop_effects(c, "Brace")
         add_effect(
@@ -1471,7 +1545,15 @@ class ActionLadder(Ruleset):
             actor=c.id,
         )
 
-    def do_evade(self, enc, c, a, opts, rng, ev) -> None:
+    def do_evade(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         drop_effects(c, "Evade")
         add_effect(c, Effect("Evade", "turn_start", c.id, {}, "Evade: AGI bonus doubled once"))
         ev.add(
@@ -1481,7 +1563,15 @@ class ActionLadder(Ruleset):
             actor=c.id,
         )
 
-    def do_guard(self, enc, c, a, opts, rng, ev) -> None:
+    def do_guard(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         add_effect(c, Effect("Guard", "turn_start", c.id, {}, "Guard: one free Parry or Block"))
         ev.add(
             "guard",
@@ -1490,7 +1580,15 @@ class ActionLadder(Ruleset):
             actor=c.id,
         )
 
-    def do_free(self, enc, c, a, opts, rng, ev) -> None:
+    def do_free(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         what = opts.get("text")
         which = opts.get("which")
         verb = {"draw": "draws", "stow": "stows"}.get(str(which), "")
@@ -1507,7 +1605,15 @@ class ActionLadder(Ruleset):
             data={"action": a.key},
         )
 
-    def do_pick_up(self, enc, c, a, opts, rng, ev) -> None:
+    def do_pick_up(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         drop_effects(c, "Disarmed")
         what = opts.get("text") or "an item"
         ev.add(
@@ -1517,7 +1623,15 @@ class ActionLadder(Ruleset):
             data={"action": a.key},
         )
 
-    def do_administer(self, enc, c, a, opts, rng, ev) -> None:
+    def do_administer(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         t = enc.get(opts["target"])
         if (opts.get("mode") or "first_aid") == "first_aid":
             level = level_of(c, "first_aid")
@@ -1543,7 +1657,15 @@ class ActionLadder(Ruleset):
                 involved=(t.id,),
             )
 
-    def do_aid(self, enc, c, a, opts, rng, ev) -> None:
+    def do_aid(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         t = enc.get(opts["target"])
         cond = str(opts["condition"])
         e = find_effect(t, cond)
@@ -1601,7 +1723,15 @@ class ActionLadder(Ruleset):
         theirs = roll_of(other, o_stat, o_extra, rng, why)
         return mine.total > theirs.total, mine, theirs
 
-    def do_feint(self, enc, c, a, opts, rng, ev) -> None:
+    def do_feint(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         t = enc.get(opts["target"])
         won, mine, theirs = self.contest(c, "deception", 0, t, "FCS", 0, rng, "Feint")
         if won:
@@ -1619,7 +1749,15 @@ class ActionLadder(Ruleset):
             rolls=(mine, theirs),
         )
 
-    def do_hide(self, enc, c, a, opts, rng, ev) -> None:
+    def do_hide(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         t = enc.get(opts["target"])
         won, mine, theirs = self.contest(c, "stealth", 0, t, "perception", 0, rng, "Hide")
         if won:
@@ -1634,7 +1772,15 @@ class ActionLadder(Ruleset):
             rolls=(mine, theirs),
         )
 
-    def do_shove(self, enc, c, a, opts, rng, ev) -> None:
+    def do_shove(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         t = enc.get(opts["target"])
         won, mine, theirs = self.contest(c, "STR", 0, t, "STR", 0, rng, "Shove")
         text = f"STR {mine.total} against {theirs.total}"
@@ -1664,7 +1810,15 @@ class ActionLadder(Ruleset):
         ath = level_of(c, "athletics")
         return max(ath, level_of(c, "acrobatics")) if defending else ath
 
-    def do_grapple(self, enc, c, a, opts, rng, ev) -> None:
+    def do_grapple(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         due = c.turn.pop("sustain_due", None)
         t = enc.get(due or opts["target"])
         won, mine, theirs = self.contest(
@@ -1704,7 +1858,15 @@ class ActionLadder(Ruleset):
             if due:
                 self.release(enc, c, ev, "", quiet=True)
 
-    def do_break_free(self, enc, c, a, opts, rng, ev) -> None:
+    def do_break_free(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         e = find_effect(c, "Grappled")
         holder = enc.combatants.get(str(e.detail.get("by"))) if e else None
         if holder is None:
@@ -1819,7 +1981,9 @@ class ActionLadder(Ruleset):
             out.append(kind)
         return out
 
-    def launch(self, enc: Encounter, c: Combatant, spec: dict[str, Any], rng, ev) -> None:
+    def launch(
+        self, enc: Encounter, c: Combatant, spec: dict[str, Any], rng: random.Random, ev: Events
+    ) -> None:
         """An attack is declared: hold it for the defender's reaction, or resolve it now."""
         tid = spec.get("target")
         if not tid:
@@ -1941,7 +2105,9 @@ class ActionLadder(Ruleset):
         if after == "trip" and not t.defeated:
             self.agi_save_or_prone(enc, t, atk.total, rng, ev)
 
-    def agi_save_or_prone(self, enc, t: Combatant, dc: int, rng, ev) -> None:
+    def agi_save_or_prone(
+        self, enc: Encounter, t: Combatant, dc: int, rng: random.Random, ev: Events
+    ) -> None:
         extra, note = 0, ""
         if take_effect(t, "Evade"):
             extra = bonus_of(t, "AGI", "AGI save")
@@ -1988,12 +2154,28 @@ class ActionLadder(Ruleset):
                 involved=(t.id,),
             )
 
-    def do_attack(self, enc, c, a, opts, rng, ev) -> None:
+    def do_attack(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         ranged = bool(opts.get("ranged"))
         spec = self.make_attack(c, a, opts.get("target"), ranged=ranged, after="damage")
         self.launch(enc, c, spec, rng, ev)
 
-    def do_throw(self, enc, c, a, opts, rng, ev) -> None:
+    def do_throw(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         spec = self.make_attack(
             c,
             a,
@@ -2005,7 +2187,15 @@ class ActionLadder(Ruleset):
         )
         self.launch(enc, c, spec, rng, ev)
 
-    def do_trip(self, enc, c, a, opts, rng, ev) -> None:
+    def do_trip(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         spec = self.make_attack(
             c,
             a,
@@ -2016,13 +2206,29 @@ class ActionLadder(Ruleset):
         )
         self.launch(enc, c, spec, rng, ev)
 
-    def do_interrupt(self, enc, c, a, opts, rng, ev) -> None:
+    def do_interrupt(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         spec = self.make_attack(
             c, a, opts["target"], ranged=False, after="interrupt", allowed=("dodge",)
         )
         self.launch(enc, c, spec, rng, ev)
 
-    def do_disarm(self, enc, c, a, opts, rng, ev) -> None:
+    def do_disarm(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         t = enc.get(opts["target"])
         spec = self.make_attack(c, a, t.id, ranged=False, after="disarm")
         engage(enc, c, t)
@@ -2045,7 +2251,15 @@ class ActionLadder(Ruleset):
         )
 
     # --- Skip, Toss, Catch -------------------------------------------------------------------
-    def do_skip(self, enc, c, a, opts, rng, ev) -> None:
+    def do_skip(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         c.prepared = {
             "action": "skip",
             "name": str(opts["text"]),
@@ -2063,7 +2277,9 @@ class ActionLadder(Ruleset):
             and bool(self.setting(enc, "defence_prompts", t))
         )
 
-    def open_catch(self, enc, c: Combatant, t: Combatant, detail: dict[str, Any], ev) -> None:
+    def open_catch(
+        self, enc: Encounter, c: Combatant, t: Combatant, detail: dict[str, Any], ev: Events
+    ) -> None:
         w = Window(enc.new_id("w"), "catch", t.id, c.id, detail)
         enc.pending.append(w)
         ev.add(
@@ -2074,7 +2290,15 @@ class ActionLadder(Ruleset):
             data={"window": w.id, "reactor": t.id},
         )
 
-    def do_toss(self, enc, c, a, opts, rng, ev) -> None:
+    def do_toss(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         what = opts.get("text") or "an item"
         tid = opts.get("target")
         t = enc.get(tid) if tid else None
@@ -2113,7 +2337,15 @@ class ActionLadder(Ruleset):
             )
         c.res["bonus"] = have - n
 
-    def react(self, enc, c: Combatant, w: Window, opts, rng, ev) -> None:
+    def react(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        w: Window,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         known = {
             "defend": {"reaction", "with", "use_guard"},
             "catch": {"drop"},
@@ -2131,7 +2363,15 @@ class ActionLadder(Ruleset):
         else:
             self.react_opportunity(enc, c, w, rng, ev)
 
-    def react_defend(self, enc, c: Combatant, w: Window, opts, rng, ev) -> None:
+    def react_defend(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        w: Window,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         spec = w.detail["attack"]
         allowed = list(spec.get("allowed", DEFENCE_REACTIONS))
         kind = opts.get("reaction")
@@ -2180,7 +2420,9 @@ class ActionLadder(Ruleset):
         attacker = enc.get(w.trigger)
         self.strike(enc, attacker, c, spec, {"kind": kind, "with": stat, "guard": guard}, rng, ev)
 
-    def react_opportunity(self, enc, c: Combatant, w: Window, rng, ev) -> None:
+    def react_opportunity(
+        self, enc: Encounter, c: Combatant, w: Window, rng: random.Random, ev: Events
+    ) -> None:
         mover = enc.get(w.trigger)
         if mover.defeated:
             raise refuse("bad_target", f"{mover.name} is already defeated.")
@@ -2195,7 +2437,15 @@ class ActionLadder(Ruleset):
         )
         self.launch(enc, c, spec, rng, ev)
 
-    def react_catch(self, enc, c: Combatant, w: Window, opts, rng, ev) -> None:
+    def react_catch(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        w: Window,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         d = w.detail
         if d["kind"] == "throw":
             need(c, "AGI", "Catch")

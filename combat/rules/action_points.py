@@ -8,6 +8,7 @@ action. The Reaction is free, once between the start of one's turn and the next.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from .base import DEFENCES, TARGET, Ruleset, add_effect, plural, roll_stat
@@ -301,7 +302,15 @@ class ActionPoints(Ruleset):
             c.reaction = False
 
     # --- resolvers -----------------------------------------------------------------------
-    def do_attack(self, enc, c, a, opts, rng, ev) -> None:
+    def do_attack(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         to_hit = int(opts.get("to_hit") or 0)
         dmg_ap = int(opts.get("damage") or 0)
         ranged = bool(opts.get("ranged"))
@@ -322,7 +331,15 @@ class ActionPoints(Ruleset):
             melee=not ranged,
         )
 
-    def do_spell(self, enc, c, a, opts, rng, ev) -> None:
+    def do_spell(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         to_hit = int(opts.get("to_hit") or 0)
         dmg_ap = int(opts.get("damage") or 0)
         what = opts.get("text")
@@ -356,7 +373,15 @@ class ActionPoints(Ruleset):
             melee=False,
         )
 
-    def do_stance(self, enc, c, a, opts, rng, ev) -> None:
+    def do_stance(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         defence = str(opts["defence"])
         count = int(opts.get("count") or 1)
         add_effect(
@@ -381,7 +406,15 @@ class ActionPoints(Ruleset):
             actor=c.id,
         )
 
-    def do_move(self, enc, c, a, opts, rng, ev) -> None:
+    def do_move(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         mode = opts.get("mode") or "walk"
         leave = opts.get("leave", True)
         ev.add("move", f"{c.name} moves ({mode}, 1 AP).", actor=c.id)
@@ -389,7 +422,15 @@ class ActionPoints(Ruleset):
             protected = bool(c.turn.get("disengaged"))
             self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengaged this turn")
 
-    def do_disengage(self, enc, c, a, opts, rng, ev) -> None:
+    def do_disengage(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         c.turn["disengaged"] = True
         ev.add(
             "move",
@@ -407,7 +448,15 @@ class ActionPoints(Ruleset):
             return c.round.get("opportunity_attack", 0) < per_round and "attack" in c.stats
         return True
 
-    def react(self, enc, c: Combatant, w: Window, opts, rng, ev) -> None:
+    def react(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        w: Window,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         if w.kind != "opportunity_attack":
             raise refuse("no_reaction", "That is not a reaction this ruleset knows.")
         if not self.can_react(enc, c, w.kind):

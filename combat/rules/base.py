@@ -205,7 +205,15 @@ class Ruleset:
         cost = self.price(enc, c, a, opts)
         return "" if cost == 0 else f" ({cost} {self.currency})"
 
-    def do_plain(self, enc, c, a, opts, rng, ev) -> None:
+    def do_plain(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         target = opts.get("target")
         what = opts.get("text") or ""
         on = f" on {enc.name_of(target)}" if target else ""

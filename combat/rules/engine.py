@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import dice, flow
 from .base import Ruleset, apply_damage, defeat, engage, int_option
+from .catalogue import ActionDef, Setting
 from .events import Events
 from .refusal import Refusal, Refused, refuse
 from .registry import get_ruleset
-from .state import COMBAT, ENDED, NPC, PC, SEIZE, SETUP, Combatant, Effect, Encounter, Group
+from .state import COMBAT, ENDED, NPC, PC, SEIZE, SETUP, Combatant, Effect, Encounter, Group, Window
 
 MAX_NAME = 80
 MAX_NOTES = 2000
@@ -40,7 +41,9 @@ class Outcome:
         return self.refusal is None
 
 
-def new_encounter(ruleset: str, name: str = "Encounter", settings: dict | None = None) -> Encounter:
+def new_encounter(
+    ruleset: str, name: str = "Encounter", settings: dict[str, Any] | None = None
+) -> Encounter:
     rs = get_ruleset(ruleset)
     enc = Encounter(
         ruleset=rs.key, name=clean_text(name, "Encounter name", MAX_NAME) or "Encounter"
@@ -51,7 +54,9 @@ def new_encounter(ruleset: str, name: str = "Encounter", settings: dict | None =
     return enc
 
 
-def apply(state: Encounter | dict, command: dict[str, Any], rng: random.Random) -> Outcome:
+def apply(
+    state: Encounter | dict[str, Any], command: dict[str, Any], rng: random.Random
+) -> Outcome:
     """Apply one command to a copy of the state. A refusal leaves the given state untouched."""
     original = state if isinstance(state, Encounter) else Encounter.from_dict(state)
     enc = original.copy()
@@ -80,7 +85,7 @@ def apply(state: Encounter | dict, command: dict[str, Any], rng: random.Random) 
 # --- small parsers --------------------------------------------------------------------
 
 
-def clean_text(value: Any, label: str, limit: int) -> str:
+def clean_text(value: object, label: str, limit: int) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
@@ -143,7 +148,9 @@ def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
 # --- setup commands (GM) --------------------------------------------------------------
 
 
-def cmd_add_combatant(enc, rs, cmd, rng, ev) -> None:
+def cmd_add_combatant(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     if len(enc.combatants) >= MAX_COMBATANTS:
         raise refuse("too_many", f"An encounter holds at most {MAX_COMBATANTS} combatants.")
     name = clean_text(cmd.get("name"), "Name", MAX_NAME)
@@ -219,7 +226,9 @@ def set_group(enc: Encounter, c: Combatant, name: Any) -> None:
     c.group = g.id
 
 
-def cmd_update_combatant(enc, rs, cmd, rng, ev) -> None:
+def cmd_update_combatant(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     before = c.max_hp
     apply_fields(enc, rs, c, {k: v for k, v in cmd.items() if k not in ("type", "by", "actor")})
@@ -229,7 +238,9 @@ def cmd_update_combatant(enc, rs, cmd, rng, ev) -> None:
     ev.add("combatant_changed", f"The GM changes {c.name}.", actor=c.id, ruling=True)
 
 
-def cmd_remove_combatant(enc, rs, cmd, rng, ev) -> None:
+def cmd_remove_combatant(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     was_turn = enc.turn == c.id
     ev.add("combatant_removed", f"{c.name} leaves the encounter.", actor=c.id, ruling=True)
@@ -246,7 +257,9 @@ def cmd_remove_combatant(enc, rs, cmd, rng, ev) -> None:
         flow.advance(enc, rs, ev)
 
 
-def cmd_hide(enc, rs, cmd, rng, ev) -> None:
+def cmd_hide(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     hidden = as_bool(cmd.get("hidden", cmd["type"] == "hide"))
     if c.hidden == hidden:
@@ -258,7 +271,9 @@ def cmd_hide(enc, rs, cmd, rng, ev) -> None:
     )
 
 
-def cmd_defeat(enc, rs, cmd, rng, ev) -> None:
+def cmd_defeat(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     if cmd["type"] == "defeat":
         if c.defeated:
@@ -278,7 +293,9 @@ def cmd_defeat(enc, rs, cmd, rng, ev) -> None:
         ev.add("revived", f"{c.name} is back in the fight.", actor=c.id, ruling=True)
 
 
-def cmd_damage(enc, rs, cmd, rng, ev) -> None:
+def cmd_damage(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     amount = as_int(cmd.get("amount"), "Amount", 0, 100_000)
     if c.hp is None:
@@ -297,7 +314,9 @@ def cmd_damage(enc, rs, cmd, rng, ev) -> None:
 # --- initiative and flow --------------------------------------------------------------
 
 
-def cmd_roll_initiative(enc, rs, cmd, rng, ev) -> None:
+def cmd_roll_initiative(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     if enc.phase == ENDED:
         raise refuse("ended", "This combat has ended.")
     targets = [enc.get(cmd["actor"])] if cmd.get("actor") else list(enc.combatants.values())
@@ -312,7 +331,9 @@ def cmd_roll_initiative(enc, rs, cmd, rng, ev) -> None:
         enc.order = flow.initiative_order(enc)
 
 
-def cmd_set_initiative(enc, rs, cmd, rng, ev) -> None:
+def cmd_set_initiative(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     value = as_int(cmd.get("initiative"), "Initiative", -100, 1000)
     if c.group and c.group in enc.groups:
@@ -325,7 +346,9 @@ def cmd_set_initiative(enc, rs, cmd, rng, ev) -> None:
         enc.order = flow.initiative_order(enc)
 
 
-def cmd_reorder(enc, rs, cmd, rng, ev) -> None:
+def cmd_reorder(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     """Settle a tie: swap a combatant with the tied neighbour above or below.
 
     Players order their own tied PCs; the GM orders anyone. Only combatants tied on
@@ -375,7 +398,9 @@ def cmd_reorder(enc, rs, cmd, rng, ev) -> None:
     )
 
 
-def reorder_seizers(enc: Encounter, c: Combatant, direction: str, cmd, ev: Events) -> None:
+def reorder_seizers(
+    enc: Encounter, c: Combatant, direction: str, cmd: dict[str, Any], ev: Events
+) -> None:
     """Seize the Moment: several seizers of one side choose their order at the top
     (PCs order themselves, the GM orders the NPCs); PCs always come before NPCs."""
     top = [i for i in flow.round_order(enc) if enc.combatants[i].seized]
@@ -401,7 +426,9 @@ def reorder_seizers(enc: Encounter, c: Combatant, direction: str, cmd, ev: Event
     )
 
 
-def cmd_start_combat(enc, rs, cmd, rng, ev) -> None:
+def cmd_start_combat(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     if enc.phase != SETUP:
         raise refuse("already_started", "Combat has already started.")
     if not enc.combatants:
@@ -420,7 +447,9 @@ def cmd_start_combat(enc, rs, cmd, rng, ev) -> None:
     flow.start_round(enc, rs, ev)
 
 
-def cmd_begin_round(enc, rs, cmd, rng, ev) -> None:
+def cmd_begin_round(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     # Also after a round that ended with nobody standing (phase combat, no turn), so the
     # GM can go on once someone is revived or added.
     if enc.phase != SEIZE and not (enc.phase == COMBAT and enc.turn is None and enc.round):
@@ -430,7 +459,9 @@ def cmd_begin_round(enc, rs, cmd, rng, ev) -> None:
     flow.start_round(enc, rs, ev)
 
 
-def cmd_seize(enc, rs, cmd, rng, ev) -> None:
+def cmd_seize(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     if not rs.has_seize:
         raise refuse("not_in_ruleset", f"{rs.name} has no Seize the Moment.")
     c = enc.get(cmd.get("actor"))
@@ -458,7 +489,9 @@ def cmd_seize(enc, rs, cmd, rng, ev) -> None:
     )
 
 
-def cmd_end_turn(enc, rs, cmd, rng, ev) -> None:
+def cmd_end_turn(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     if enc.phase != COMBAT or enc.turn is None:
         raise refuse("no_turn", "Nobody is taking a turn right now.")
     actor = cmd.get("actor") or enc.turn
@@ -483,7 +516,9 @@ def cmd_end_turn(enc, rs, cmd, rng, ev) -> None:
     flow.finish_turn(enc, rs, ev)
 
 
-def cmd_take_turn(enc, rs, cmd, rng, ev) -> None:
+def cmd_take_turn(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     """Group Initiative: another member of the group whose slot it is goes now."""
     c = enc.get(cmd.get("actor"))
     cur = enc.combatants.get(enc.turn or "")
@@ -506,7 +541,9 @@ def cmd_take_turn(enc, rs, cmd, rng, ev) -> None:
     flow.begin_turn(enc, rs, c, ev)
 
 
-def cmd_end_combat(enc, rs, cmd, rng, ev) -> None:
+def cmd_end_combat(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     if enc.phase == ENDED:
         raise refuse("ended", "This combat has already ended.")
     enc.phase = ENDED
@@ -518,7 +555,9 @@ def cmd_end_combat(enc, rs, cmd, rng, ev) -> None:
 # --- actions --------------------------------------------------------------------------
 
 
-def cmd_act(enc, rs, cmd, rng, ev) -> None:
+def cmd_act(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     a = rs.action(enc, str(cmd.get("action")), c)
     opts = options_of(cmd)
@@ -553,7 +592,7 @@ def turn_holder_down(enc: Encounter) -> bool:
     return enc.phase == COMBAT and c is not None and c.defeated
 
 
-def check_options(enc: Encounter, c: Combatant, a, opts: dict[str, Any]) -> None:
+def check_options(enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
     allowed = {o.name for o in a.options}
     for key in opts:
         if key not in allowed:
@@ -579,7 +618,9 @@ def check_options(enc: Encounter, c: Combatant, a, opts: dict[str, Any]) -> None
             opts[o.name] = clean_text(v, o.label, MAX_TEXT)
 
 
-def cmd_react(enc, rs, cmd, rng, ev) -> None:
+def cmd_react(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     wid = cmd.get("window")
     w = next((w for w in enc.pending if w.id == wid), None)
@@ -597,7 +638,7 @@ def cmd_react(enc, rs, cmd, rng, ev) -> None:
         flow.finish_turn(enc, rs, ev)
 
 
-def close_windows(enc: Encounter, windows, ev: Events) -> None:
+def close_windows(enc: Encounter, windows: Iterable[Window], ev: Events) -> None:
     for w in list(windows):
         enc.pending.remove(w)
         ev.add(
@@ -608,7 +649,9 @@ def close_windows(enc: Encounter, windows, ev: Events) -> None:
         )
 
 
-def cmd_close_windows(enc, rs, cmd, rng, ev) -> None:
+def cmd_close_windows(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     if not enc.pending:
         raise refuse("no_window", "No reaction is waiting.")
     waiting = list(enc.pending)
@@ -618,7 +661,9 @@ def cmd_close_windows(enc, rs, cmd, rng, ev) -> None:
             rs.declined(enc, enc.combatants[w.reactor], w, ev)
 
 
-def cmd_engage(enc, rs, cmd, rng, ev) -> None:
+def cmd_engage(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     """Put two combatants in (or out of) each other's melee reach, with no movement."""
     c = enc.get(cmd.get("actor"))
     t = enc.get(cmd.get("target"))
@@ -650,7 +695,9 @@ def cmd_engage(enc, rs, cmd, rng, ev) -> None:
         )
 
 
-def cmd_force_move(enc, rs, cmd, rng, ev) -> None:
+def cmd_force_move(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     """Forced movement (a push, pull or knockback) or teleportation: never provokes."""
     c = enc.get(cmd.get("actor"))
     how = cmd.get("how", "forced")
@@ -674,7 +721,9 @@ def cmd_force_move(enc, rs, cmd, rng, ev) -> None:
 # --- GM rulings -----------------------------------------------------------------------
 
 
-def cmd_adjust(enc, rs, cmd, rng, ev) -> None:
+def cmd_adjust(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     """Set a resource by hand: AP, Bonus Actions, Grit, the Reaction, HP."""
     c = enc.get(cmd.get("actor"))
     key = cmd.get("resource")
@@ -700,7 +749,9 @@ def cmd_adjust(enc, rs, cmd, rng, ev) -> None:
     ev.add("ruling", f"The GM sets {c.name}'s {key} to {new}.", actor=c.id, ruling=True)
 
 
-def cmd_set_cost(enc, rs, cmd, rng, ev) -> None:
+def cmd_set_cost(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     key = str(cmd.get("action"))
     a = rs.action(enc, key)
     cost = as_int(cmd.get("cost"), "Cost", 0, 20)
@@ -719,7 +770,9 @@ def cmd_set_cost(enc, rs, cmd, rng, ev) -> None:
     )
 
 
-def cmd_set_modifier(enc, rs, cmd, rng, ev) -> None:
+def cmd_set_modifier(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     key = cmd.get("key")
     known = {s.key: s for s in rs.settings if s.per_combatant}
@@ -736,20 +789,24 @@ def cmd_set_modifier(enc, rs, cmd, rng, ev) -> None:
     )
 
 
-def check_setting_like(spec, value: Any) -> Any:
+def check_setting_like(spec: Setting, value: Any) -> Any:
     if spec.kind == "bool":
         return as_bool(value)
     return as_int(value, spec.label, spec.min, spec.max)
 
 
-def cmd_set_setting(enc, rs, cmd, rng, ev) -> None:
+def cmd_set_setting(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     key = str(cmd.get("key"))
     value = check_setting(rs, key, cmd.get("value"))
     enc.settings[key] = value
     ev.add("ruling", f"The GM sets {key.replace('_', ' ')} to {value}.", ruling=True)
 
 
-def cmd_add_custom_action(enc, rs, cmd, rng, ev) -> None:
+def cmd_add_custom_action(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     name = clean_text(cmd.get("name"), "Action name", MAX_NAME)
     if not name:
         raise refuse("bad_option", "A custom action needs a name.")
@@ -775,7 +832,9 @@ def cmd_add_custom_action(enc, rs, cmd, rng, ev) -> None:
     )
 
 
-def cmd_remove_custom_action(enc, rs, cmd, rng, ev) -> None:
+def cmd_remove_custom_action(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     key = str(cmd.get("action"))
     if key not in enc.custom_actions:
         raise refuse("unknown_action", f"There is no custom action {key!r}.")
@@ -783,7 +842,9 @@ def cmd_remove_custom_action(enc, rs, cmd, rng, ev) -> None:
     ev.add("ruling", f"The GM removes the custom action {name}.", ruling=True)
 
 
-def cmd_roll(enc, rs, cmd, rng, ev) -> None:
+def cmd_roll(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     """A free roll of any dice expression; the GM may roll in secret."""
     expr = clean_text(cmd.get("dice"), "Dice", 100)
     r = dice.roll(expr, rng)
@@ -801,17 +862,23 @@ def cmd_roll(enc, rs, cmd, rng, ev) -> None:
     )
 
 
-def cmd_abandon(enc, rs, cmd, rng, ev) -> None:
+def cmd_abandon(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     rs.abandon(enc, c, ev)
 
 
-def cmd_trigger(enc, rs, cmd, rng, ev) -> None:
+def cmd_trigger(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     c = enc.get(cmd.get("actor"))
     rs.spring(enc, c, ev)
 
 
-def cmd_set_pace(enc, rs, cmd, rng, ev) -> None:
+def cmd_set_pace(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     """Action Ladder: the GM edits the Slow and Quicken table (RULINGS ladder 5)."""
     hook = getattr(rs, "set_pace", None)
     if hook is None:
@@ -819,7 +886,9 @@ def cmd_set_pace(enc, rs, cmd, rng, ev) -> None:
     hook(enc, cmd, ev)
 
 
-def cmd_set_condition(enc, rs, cmd, rng, ev) -> None:
+def cmd_set_condition(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
     """Set or clear a lasting condition (Prone, Bleeding 3, ...) on a combatant by hand."""
     c = enc.get(cmd.get("actor"))
     name = clean_text(cmd.get("name"), "Condition", 40)
@@ -835,7 +904,7 @@ def cmd_set_condition(enc, rs, cmd, rng, ev) -> None:
         ev.add("condition", f"The GM clears {name} from {c.name}.", actor=c.id, ruling=True)
 
 
-Handler = Callable[[Encounter, Ruleset, dict, random.Random, Events], None]
+Handler = Callable[[Encounter, Ruleset, dict[str, Any], random.Random, Events], None]
 
 COMMANDS: dict[str, tuple[bool, Handler]] = {
     # GM only

@@ -17,7 +17,7 @@ def initiative_of(enc: Encounter, c: Combatant) -> int | None:
     return c.initiative
 
 
-def sort_key(enc: Encounter, c: Combatant) -> tuple:
+def sort_key(enc: Encounter, c: Combatant) -> tuple[int, int, int, int, str, int]:
     """Highest initiative first; ties: PCs before NPCs, then the hand-set order,
     then the higher bonus, then the order of adding. Group members sit together."""
     init = initiative_of(enc, c)

@@ -347,7 +347,15 @@ class InitiativePasses(Ruleset):
         paid = "no AP" if cost == 0 else f"{cost} AP"
         return f" (Interrupt, {paid})" if self.off_turn(enc, c) else f" ({paid})"
 
-    def do_attack(self, enc, c, a, opts, rng, ev) -> None:
+    def do_attack(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         ranged = bool(opts.get("ranged"))
         self.attack_roll(
             enc,
@@ -364,7 +372,15 @@ class InitiativePasses(Ruleset):
             melee=not ranged,
         )
 
-    def do_move(self, enc, c, a, opts, rng, ev) -> None:
+    def do_move(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
         what = opts.get("text")
         ev.add(
             "move",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy as _copy
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, cast
 
 PC = "pc"
 NPC = "npc"
@@ -146,7 +146,7 @@ class Encounter:
     def to_dict(self) -> dict[str, Any]:
         """What `dataclasses.asdict` gives (a deep copy, as plain dicts and lists), made
         several times faster: a command and its push make one per audience."""
-        return _plain(self)
+        return cast("dict[str, Any]", _plain(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, copy: bool = True) -> Encounter:

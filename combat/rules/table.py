@@ -12,7 +12,7 @@ from typing import Any
 
 from .engine import Outcome, apply, new_encounter
 from .refusal import Refusal
-from .state import Encounter
+from .state import Combatant, Encounter
 
 
 class Table:
@@ -57,5 +57,5 @@ class Table:
     def refusal(self) -> Refusal | None:
         return self.last.refusal if self.last else None
 
-    def c(self, cid: str):
+    def c(self, cid: str) -> Combatant:
         return self.state.combatants[cid]
