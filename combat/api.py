@@ -5,7 +5,8 @@ spectator token or a GM API token, or the GM's logged-in session (then the
 CSRF token is required on POST, as for the pages). Errors are
 `{"error": {"code": ..., "message": ...}}`: 400 bad input, 401 no or unknown
 credentials, 403 not allowed, 404 no such thing (or not yours), 409 refused by
-the rules or a version conflict. See docs/api.md.
+the rules or a version conflict, 429 too many commands (Retry-After says how many
+seconds to wait). See docs/api.md.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
@@ -23,7 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from combat import screens, services
+from combat import ratelimit, screens, services
 from combat.access import Viewer, gm_viewer, seat_viewer, spectator_viewer, token_shape
 from combat.models import ApiToken, Encounter, Seat, hash_token
 from combat.rules import Encounter as State
@@ -89,6 +91,18 @@ class Caller:
     seat: Seat | None = None
     spectating: Encounter | None = None
     session: bool = False
+    token_id: int | None = None
+
+    @property
+    def rate_key(self) -> str:
+        """Whose commands these count as: the seat, the API token, or the logged-in GM."""
+        if self.seat is not None:
+            return f"seat:{self.seat.pk}"
+        if self.token_id is not None:
+            return f"token:{self.token_id}"
+        if self.user is not None:
+            return f"user:{self.user.pk}"
+        return "spectator"
 
     def viewer(self, encounter_id: int) -> Viewer | None:
         """This caller's place in one encounter, or None (treated as "no such encounter")."""
@@ -120,7 +134,7 @@ def authenticate(request: HttpRequest) -> Caller | JsonResponse:
         key = ApiToken.objects.select_related("user").filter(key_hash=hash_token(token)).first()
         if key is not None and key.user.is_active:
             ApiToken.objects.filter(pk=key.pk).update(last_used=timezone.now())
-            return Caller(user=key.user)
+            return Caller(user=key.user, token_id=key.pk)
         return error("unauthenticated", "That token is not valid (it may have been revoked).", 401)
     if request.user.is_authenticated:
         if request.method not in ("GET", "HEAD", "OPTIONS"):
@@ -379,14 +393,34 @@ def encounters(request: HttpRequest) -> JsonResponse:
     return response
 
 
-def _viewer_or_error(request: HttpRequest, encounter_id: int) -> Viewer | JsonResponse:
+def _caller_and_viewer(
+    request: HttpRequest, encounter_id: str
+) -> tuple[Caller, Viewer] | JsonResponse:
+    """Who is asking, and their place in this encounter; or the error response."""
+    no_such = error("not_found", "There is no such encounter (or it is not yours).", 404)
+    # Who is calling comes first, as for any other id: nobody learns more without a token.
     caller = authenticate(request)
     if isinstance(caller, JsonResponse):
         return caller
-    viewer = caller.viewer(encounter_id)
+    viewer = caller.viewer(int(encounter_id))
     if viewer is None:
-        return error("not_found", "There is no such encounter (or it is not yours).", 404)
-    return viewer
+        return no_such
+    return caller, viewer
+
+
+def _viewer_or_error(request: HttpRequest, encounter_id: str) -> Viewer | JsonResponse:
+    found = _caller_and_viewer(request, encounter_id)
+    return found if isinstance(found, JsonResponse) else found[1]
+
+
+def _command_limit(caller: Caller) -> JsonResponse | None:
+    """One more command for this seat, token or GM; 429 once past the limit."""
+    limited = ratelimit.hit("commands", caller.rate_key, settings.VTT_RATE_COMMANDS, "commands")
+    if limited is None:
+        return None
+    response = error("rate_limited", limited.message, 429)
+    response["Retry-After"] = str(limited.wait)
+    return response
 
 
 @csrf_exempt
@@ -394,7 +428,7 @@ def encounter_detail(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """The encounter as the caller may see it: hidden combatants only for the GM."""
     if request.method != "GET":
         return method_not_allowed("GET")
-    viewer = _viewer_or_error(request, int(encounter_id))
+    viewer = _viewer_or_error(request, encounter_id)
     if isinstance(viewer, JsonResponse):
         return viewer
     enc = Encounter.objects.get(pk=viewer.encounter_id)
@@ -406,9 +440,10 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """POST one command. `by` comes from the credentials; `expected_version` may ride along."""
     if request.method != "POST":
         return method_not_allowed("POST")
-    viewer = _viewer_or_error(request, int(encounter_id))
-    if isinstance(viewer, JsonResponse):
-        return viewer
+    found = _caller_and_viewer(request, encounter_id)
+    if isinstance(found, JsonResponse):
+        return found
+    caller, viewer = found
     data = read_json(request)
     if isinstance(data, JsonResponse):
         return data
@@ -434,6 +469,9 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
             "An Idempotency-Key is at most 200 printable ASCII characters.",
             400,
         )
+    # Counted once the command is readable: what reaches the write path is what is limited.
+    if limited := _command_limit(caller):
+        return limited
     result = services.run_command(
         viewer.encounter_id, viewer, command, idempotency_key=key, expected_version=expected
     )
@@ -474,13 +512,13 @@ def log(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """The log, oldest first, as the caller may see it."""
     if request.method != "GET":
         return method_not_allowed("GET")
-    viewer = _viewer_or_error(request, int(encounter_id))
+    viewer = _viewer_or_error(request, encounter_id)
     if isinstance(viewer, JsonResponse):
         return viewer
     enc = Encounter.objects.get(pk=viewer.encounter_id)
     state = State.from_dict(enc.state)
     entries = []
-    for e in enc.log.order_by("seq"):
+    for e in enc.log.order_by("seq").defer("state_before", "state_patch").iterator(500):
         events = visible_events(e.events, viewer, state)
         if not events and not viewer.is_gm:
             continue
@@ -500,7 +538,7 @@ def log(request: HttpRequest, encounter_id: str) -> JsonResponse:
 @csrf_exempt
 def seats(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """GM only. POST {"name", "combatants": [ids]}: a new player seat and its secret link."""
-    viewer = _viewer_or_error(request, int(encounter_id))
+    viewer = _viewer_or_error(request, encounter_id)
     if isinstance(viewer, JsonResponse):
         return viewer
     if not viewer.is_gm:

@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from combat import broadcast, screens
+from combat import broadcast, screens, statediff
 from combat.access import GM, PLAYER, Viewer
 from combat.models import Encounter, LogEntry, Seat, new_token
 from combat.rules import ACTOR_COMMANDS, COMMANDS, Refusal, apply, new_encounter, rulesets
@@ -65,9 +65,7 @@ def _publish_on_commit(enc: Encounter) -> None:
     transaction.on_commit(partial(broadcast.publish, enc.pk, enc.version), robust=True)
 
 
-def _bump(enc: Encounter, state: State | None = None) -> None:
-    if state is not None:
-        enc.state = state.to_dict()
+def _bump(enc: Encounter) -> None:
     enc.version += 1
     enc.save()
 
@@ -196,20 +194,24 @@ def run_command(
                 f"{expected_version}): look again and resend.",
                 enc.version,
             )
-        # `apply` works on a copy, so the stored dict is read, never changed, and is what
-        # the log keeps as the state before the command.
+        # `apply` works on a copy, so the stored dict is read, never changed.
         before = enc.state
         state = State.from_dict(before, copy=False)
         refusal = check_permission(actor_seat, seat, state, command)
         if refusal is not None:
             return Result(False, enc.version, refusal=refusal)
         if command["type"] == "undo":
-            return _undo(enc, state, command, idempotency_key, digest)
+            return _undo(enc, command, idempotency_key, digest)
         outcome = apply(state, command, make_rng())
         if outcome.refusal is not None:
             return Result(False, enc.version, refusal=outcome.refusal)
+        after = outcome.state.to_dict()
+        # What undo needs is the way back from `after` to `before`: a patch, empty for a
+        # command that changed nothing (a roll keeps no copy of the table).
+        back = statediff.diff(after, before)
         seq = _next_seq(enc)
-        _bump(enc, outcome.state)
+        enc.state = after
+        _bump(enc)
         entry = LogEntry.objects.create(
             encounter=enc,
             seq=seq,
@@ -218,7 +220,8 @@ def run_command(
             by=command["by"],
             seat=seat,
             events=outcome.events,
-            state_before=before,
+            state_patch=back,
+            changed=bool(back),
             idempotency_key=idempotency_key or None,
             request_hash=digest,
         )
@@ -231,11 +234,17 @@ def _next_seq(enc: Encounter) -> int:
     return (enc.log.aggregate(m=Max("seq"))["m"] or 0) + 1
 
 
-def _undo(
-    enc: Encounter, state: State, command: dict[str, Any], key: str | None, digest: str
-) -> Result:
-    """Put back the state from before the last command not yet undone (again and again)."""
-    last = enc.log.filter(kind=LogEntry.COMMAND, undone=False).order_by("-seq").first()
+def _undo(enc: Encounter, command: dict[str, Any], key: str | None, digest: str) -> Result:
+    """Put back the state from before the last command not yet undone (again and again).
+
+    Commands that changed nothing (rolls) are passed over: a player rolling a hundred
+    times does not stand between the GM and their own last change. The current state is
+    the state after that command (every later change has been undone), so its patch
+    leads back to the state before it.
+    """
+    last = (
+        enc.log.filter(kind=LogEntry.COMMAND, undone=False, changed=True).order_by("-seq").first()
+    )
     if last is None:
         return Result(
             False, enc.version, refusal=Refusal("nothing_to_undo", "There is nothing left to undo.")
@@ -251,7 +260,8 @@ def _undo(
     last.undone = True
     last.save(update_fields=["undone"])
     seq = _next_seq(enc)
-    enc.state = last.state_before
+    current = enc.state
+    enc.state = statediff.before_of(last, current)
     _bump(enc)
     entry = LogEntry.objects.create(
         encounter=enc,
@@ -261,7 +271,7 @@ def _undo(
         command={**command, "undoes": last.seq},
         by="gm",
         events=events,
-        state_before=state.to_dict(),
+        state_patch=statediff.diff(enc.state, current),
         idempotency_key=key or None,
         request_hash=digest,
     )

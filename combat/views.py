@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.models import User
@@ -23,7 +24,7 @@ from django.template.loader import render_to_string
 from django.urls import Resolver404, reverse
 from django_htmx.middleware import HtmxDetails
 
-from combat import api, forms, screens, services
+from combat import api, forms, ratelimit, screens, services
 from combat.access import (
     Viewer,
     encounter_by_spectator_token,
@@ -82,6 +83,19 @@ def refuse(request: HttpRequest, status: int, message: str, code: str = "refused
         flash = render_to_string("combat/components/flash.html", {"refusal": refusal})
         return HttpResponse(flash, status=status)
     return render(request, "refusal.html", {"refusal": refusal, "status": status}, status=status)
+
+
+def too_many(request: HttpRequest, limited: ratelimit.Limited) -> HttpResponse:
+    """429 with the sentence saying how long to wait (in the flash region for htmx)."""
+    response = refuse(request, 429, limited.message, "rate_limited")
+    response["Retry-After"] = str(limited.wait)
+    return response
+
+
+def command_limit(request: HttpRequest, who: str) -> HttpResponse | None:
+    """One more command for `who` (a seat, a token, a GM); 429 once past the limit."""
+    limited = ratelimit.hit("commands", who, settings.VTT_RATE_COMMANDS, "commands")
+    return None if limited is None else too_many(request, limited)
 
 
 def allow(*methods: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
@@ -288,6 +302,12 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and (bad := _bad_input(request)):
         return bad
     if request.method == "POST" and form.is_valid():
+        # Per address: each account may fill its own share of the disk (imports are
+        # bounded per account), so accounts themselves are rate-limited.
+        address = request.META.get("REMOTE_ADDR") or "unknown"
+        limited = ratelimit.hit("signups", address, settings.VTT_RATE_SIGNUPS, "sign-ups")
+        if limited is not None:
+            return too_many(request, limited)
         user = form.save()
         login(request, user)
         messages.success(request, f"Welcome, {user.get_username()}. Create your first encounter.")
@@ -472,6 +492,8 @@ def gm_command(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
     if bad := _bad_input(request):
         return bad
+    if limited := command_limit(request, f"user:{request.user.pk}"):
+        return limited
     viewer = gm_viewer(enc)
     result = services.run_command(enc.pk, viewer, forms.command_from_post(request.POST))
     return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
@@ -730,7 +752,10 @@ def log_download(request: HttpRequest, encounter_id: int) -> HttpResponse:
             "undone": e.undone,
             "created": e.created.isoformat(),
         }
-        for e in enc.log.select_related("seat").order_by("seq")
+        for e in enc.log.select_related("seat")
+        .order_by("seq")
+        .defer("state_before", "state_patch")
+        .iterator(chunk_size=500)
     ]
     body = {
         "encounter": {
@@ -770,6 +795,8 @@ def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
         return HttpResponse(flash, status=404)
     if bad := _bad_input(request):
         return bad
+    if limited := command_limit(request, f"seat:{seat.pk}"):
+        return limited
     viewer = seat_viewer(seat)
     result = services.run_command(seat.encounter_id, viewer, forms.command_from_post(request.POST))
     return answer_result(request, viewer, result, reverse("player", args=[token]))

@@ -196,6 +196,38 @@ else:
         }
     }
 
+# --- Cache (rate limits) ----------------------------------------------------
+
+# The rate limits (combat/ratelimit.py) count in Django's cache. With REDIS_URL every
+# server process counts in the same place; without it each process counts for itself,
+# which is right for the one process the embedded server runs.
+if _redis_url:
+    CACHES: dict[str, dict[str, Any]] = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _redis_url,
+            "KEY_PREFIX": env_str("CACHE_PREFIX", "vtt"),
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Bounds on what one account, seat or token may store ------------------------
+
+# One import: the file, its log entries and combatants, and all it may store in total
+# (log and combatants) (docs/integrity.md).
+VTT_IMPORT_MAX_BYTES = env_int("VTT_IMPORT_MAX_BYTES", 2 * 1024 * 1024)
+VTT_IMPORT_MAX_ENTRIES = env_int("VTT_IMPORT_MAX_ENTRIES", 5000)
+VTT_IMPORT_MAX_COMBATANTS = env_int("VTT_IMPORT_MAX_COMBATANTS", 200)
+VTT_IMPORT_MAX_STORED_BYTES = env_int("VTT_IMPORT_MAX_STORED_BYTES", 8 * 1024 * 1024)
+
+# Rate limits, each "at most N in W seconds" (a fixed window per seat, token or
+# account). Far above honest play: a player acts every few seconds, a GM imports a
+# few files a session and a household signs up a few accounts.
+VTT_RATE_COMMANDS = (env_int("VTT_RATE_COMMANDS", 60), 10)
+VTT_RATE_IMPORTS = (env_int("VTT_RATE_IMPORTS", 20), 3600)
+VTT_RATE_SIGNUPS = (env_int("VTT_RATE_SIGNUPS", 20), 3600)
+
 # --- Authentication ----------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

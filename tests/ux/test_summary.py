@@ -137,7 +137,7 @@ def test_an_imported_fight_keeps_its_summary(fight):
     from combat.models import Encounter
 
     client = client_for(fight["owner"])
-    exported = client.get(f"/enc/{fight['enc'].pk}/export.json").content
+    exported = client.get(f"/enc/{fight['enc'].pk}/export.json").getvalue()
     client.post("/library/import/", {"file": SimpleUploadedFile("f.json", exported)})
     new = Encounter.objects.exclude(pk=fight["enc"].pk).get(
         owner=fight["owner"], name="Bridge fight"
