@@ -161,30 +161,46 @@ def _finite(text: str) -> float:
     return value
 
 
-def json_problem(data: Any) -> str | None:
-    """What no command may hold, though JSON allows it: deep nesting, NUL and lone surrogates.
+DEEP, NUL, SURROGATE = "deep", "nul", "surrogate"
 
-    Neither PostgreSQL nor a UTF-8 page can hold a NUL or half a surrogate pair, so one
-    would fail when stored or shown instead of being refused here.
+
+def text_problem(data: Any, max_depth: int, *, nul: bool = True) -> str | None:
+    """The first of DEEP (nested past `max_depth`), NUL (with `nul`) or SURROGATE in `data`.
+
+    Walked with a list, not recursion, so no depth the decoder managed can overflow here.
     """
     stack: list[tuple[Any, int]] = [(data, 0)]
     while stack:
         item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return f"The body is nested too deeply: at most {MAX_DEPTH} levels."
+        if depth > max_depth:
+            return DEEP
         if isinstance(item, dict):
             stack.extend((k, depth + 1) for k in item)
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
         elif isinstance(item, str):
-            if "\x00" in item:
-                return "Text in the body holds a NUL character (\\u0000), which no field accepts."
+            if nul and "\x00" in item:
+                return NUL
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:
-                return "Text in the body holds half of a surrogate pair: it is not valid Unicode."
+                return SURROGATE
     return None
+
+
+def json_problem(data: Any) -> str | None:
+    """What no command may hold, though JSON allows it: deep nesting, NUL and lone surrogates.
+
+    Neither PostgreSQL nor a UTF-8 page can hold a NUL or half a surrogate pair, so one
+    would fail when stored or shown instead of being refused here.
+    """
+    return {
+        None: None,
+        DEEP: f"The body is nested too deeply: at most {MAX_DEPTH} levels.",
+        NUL: "Text in the body holds a NUL character (\\u0000), which no field accepts.",
+        SURROGATE: "Text in the body holds half of a surrogate pair: it is not valid Unicode.",
+    }[text_problem(data, MAX_DEPTH)]
 
 
 def read_json(request: HttpRequest) -> Any | JsonResponse:
@@ -393,6 +409,10 @@ def encounters(request: HttpRequest) -> JsonResponse:
     return response
 
 
+# Ids are 64-bit database keys: a longer run of digits names no encounter.
+MAX_ID_DIGITS = 18
+
+
 def _caller_and_viewer(
     request: HttpRequest, encounter_id: str
 ) -> tuple[Caller, Viewer] | JsonResponse:
@@ -402,6 +422,8 @@ def _caller_and_viewer(
     caller = authenticate(request)
     if isinstance(caller, JsonResponse):
         return caller
+    if len(encounter_id) > MAX_ID_DIGITS:
+        return no_such
     viewer = caller.viewer(int(encounter_id))
     if viewer is None:
         return no_such

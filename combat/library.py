@@ -31,7 +31,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from combat import ratelimit, screens, services, statediff
+from combat import api, ratelimit, screens, services, statediff
 from combat.access import Viewer, gm_encounter, gm_viewer
 from combat.models import CombatantTemplate, Encounter, LogEntry
 from combat.rules import Encounter as State
@@ -49,6 +49,7 @@ MAX_IMPORT_BYTES: int = settings.VTT_IMPORT_MAX_BYTES
 MAX_IMPORTED_ENTRIES: int = settings.VTT_IMPORT_MAX_ENTRIES
 MAX_IMPORTED_COMBATANTS: int = settings.VTT_IMPORT_MAX_COMBATANTS
 MAX_IMPORT_STORED_BYTES: int = settings.VTT_IMPORT_MAX_STORED_BYTES
+MAX_IMPORT_DEPTH: int = settings.VTT_IMPORT_MAX_DEPTH
 
 # The add_combatant fields a template keeps (besides the ruleset's per-combatant settings).
 TEMPLATE_FIELDS = ("side", "hp", "initiative_bonus", "stats", "grit", "notes", "group")
@@ -261,11 +262,16 @@ def parse_export(raw: bytes) -> dict[str, Any]:
         ) from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise NotAnExport(_too_deep()) from None
     except ValueError as e:
         raise NotAnExport(
             f"That file is not JSON (line {getattr(e, 'lineno', '?')}: "
             f"{getattr(e, 'msg', e)}): choose the .json file that “Export the encounter” saved."
         ) from None
+    problem = _text_problem(data)
+    if problem:
+        raise NotAnExport(problem)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise NotAnExport(
             "That JSON file is not an encounter export (it has no "
@@ -302,6 +308,32 @@ def parse_export(raw: bytes) -> dict[str, Any]:
             f"{MAX_IMPORTED_COMBATANTS} can be imported."
         )
     return data
+
+
+def _too_deep() -> str:
+    return (
+        f"That file is nested too deeply (more than {MAX_IMPORT_DEPTH} levels of lists and "
+        "objects), which no encounter export is: choose the file that “Export the "
+        "encounter” saved."
+    )
+
+
+def _text_problem(data: Any) -> str | None:
+    """Nesting past MAX_IMPORT_DEPTH, or text that is not valid Unicode: refused in words.
+
+    JSON may spell half of a surrogate pair ("\\ud800"), which Python reads but no page
+    and no PostgreSQL column can hold: it would break every page showing it. (A NUL is
+    taken out of imported text instead, as before.)
+    """
+    problem = api.text_problem(data, MAX_IMPORT_DEPTH, nul=False)
+    if problem == api.DEEP:
+        return _too_deep()
+    if problem == api.SURROGATE:
+        return (
+            "That file holds text that is not valid Unicode (half of a surrogate pair): it "
+            "was not written by “Export the encounter”, and nothing was imported."
+        )
+    return None
 
 
 @dataclass

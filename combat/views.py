@@ -319,6 +319,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def api_tokens(request: UserHttpRequest) -> HttpResponse:
     new_token = ""
+    status = 200
     if request.method == "POST":
         if bad := _bad_input(request):
             return bad
@@ -326,11 +327,16 @@ def api_tokens(request: UserHttpRequest) -> HttpResponse:
         if request.POST.get("delete"):
             raw = request.POST["delete"]
             # Only the caller's own tokens: someone else's id deletes nothing, as a wrong one.
-            gone = raw.isdigit() and ApiToken.objects.filter(user=request.user, pk=raw).delete()[0]
+            # ASCII digits only: "²" is a digit to str.isdigit() but no id.
+            gone = (
+                bool(re.fullmatch(r"[0-9]{1,18}", raw))
+                and (ApiToken.objects.filter(user=request.user, pk=int(raw)).delete()[0])
+            )
             if gone:
                 messages.success(request, "Token deleted: programs using it are refused now.")
             else:
                 messages.error(request, "There is no such token (it may be deleted already).")
+                status = 404
         elif len(name) > 80:
             messages.error(
                 request, f"A token name is at most 80 characters; this one has {len(name)}."
@@ -338,7 +344,12 @@ def api_tokens(request: UserHttpRequest) -> HttpResponse:
         else:
             _, new_token = ApiToken.issue(request.user, name)
     tokens = ApiToken.objects.filter(user=request.user).order_by("-created")
-    return render(request, "combat/api_tokens.html", {"tokens": tokens, "new_token": new_token})
+    return render(
+        request,
+        "combat/api_tokens.html",
+        {"tokens": tokens, "new_token": new_token},
+        status=status,
+    )
 
 
 # --- encounters ---------------------------------------------------------------------------

@@ -215,11 +215,12 @@ else:
 # --- Bounds on what one account, seat or token may store ------------------------
 
 # One import: the file, its log entries and combatants, and all it may store in total
-# (log and combatants) (docs/integrity.md).
+# (log and combatants), and how deeply its JSON may nest (docs/integrity.md).
 VTT_IMPORT_MAX_BYTES = env_int("VTT_IMPORT_MAX_BYTES", 2 * 1024 * 1024)
 VTT_IMPORT_MAX_ENTRIES = env_int("VTT_IMPORT_MAX_ENTRIES", 5000)
 VTT_IMPORT_MAX_COMBATANTS = env_int("VTT_IMPORT_MAX_COMBATANTS", 200)
 VTT_IMPORT_MAX_STORED_BYTES = env_int("VTT_IMPORT_MAX_STORED_BYTES", 8 * 1024 * 1024)
+VTT_IMPORT_MAX_DEPTH = env_int("VTT_IMPORT_MAX_DEPTH", 32)
 
 # Rate limits, each "at most N in W seconds" (a fixed window per seat, token or
 # account). Far above honest play: a player acts every few seconds, a GM imports a

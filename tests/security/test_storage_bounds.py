@@ -1,9 +1,12 @@
-"""Floods that used to fill the disk or slow every table (issue 12, items 7 and 8).
+"""Floods and odd input that used to fill the disk or fail on the server (issue 12, items 7, 8, 12).
 
 - Rate limits (combat/ratelimit.py): commands per seat, per API token and per GM over
   HTTP and the API; imports per account; sign-ups per address. Past a limit the answer
   is 429 with a sentence saying how long to wait (in the flash region for htmx, with
   Retry-After), and nothing is stored.
+- Input that used to answer 500: a 5000-digit encounter id (before authentication), a
+  token id that is a digit only to Unicode ("²"), an import nested 200,000 deep and an
+  import holding half of a surrogate pair. Each now gets a 4xx with a sentence.
 
 Storage per roll and per import, and export memory: tests/integrity/test_bounded_storage.py.
 """
@@ -19,7 +22,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from combat import library, ratelimit
-from combat.models import ApiToken
+from combat.models import ApiToken, Encounter, LogEntry
 
 from .conftest import Table, snapshot
 
@@ -170,3 +173,74 @@ def test_sign_ups_per_address_are_rate_limited(db, settings, still_clock):
     assert r.status_code == 429 and "Too many sign-ups in a short time: wait" in words(r)
     assert not User.objects.filter(username="three").exists()
     assert User.objects.count() == 2
+
+
+# --- item 12: 4xx with a sentence, nothing stored -------------------------------------------
+
+
+def test_a_5000_digit_encounter_id_is_refused_in_words(table: Table):
+    """It used to fail while reading the id, before anyone was authenticated: now nobody
+    gets 401 (who is calling comes first) and a GM gets 404, as for any id not theirs."""
+    huge = "9" * 5000
+    before = snapshot()
+    gm = {"HTTP_AUTHORIZATION": f"Bearer {table.gm_key}"}
+    for method, path in (
+        ("get", f"/api/encounters/{huge}/"),
+        ("post", f"/api/encounters/{huge}/commands/"),
+        ("get", f"/api/encounters/{huge}/log/"),
+        ("get", f"/api/encounters/{huge}/seats/"),
+    ):
+        r = getattr(Client(), method)(path)
+        assert r.status_code == 401, (path[:40], r.status_code)
+        assert r.json()["error"]["message"].startswith("Log in, or send")
+        r = getattr(Client(), method)(path, **gm)
+        assert r.status_code == 404, (path[:40], r.status_code)
+        assert r.json()["error"]["message"] == "There is no such encounter (or it is not yours)."
+    for path in (f"/enc/{huge}/", f"/enc/{'9' * 30}/", f"/enc/{'9' * 30}/export.json"):
+        r = table.clients["gm"].get(path)
+        assert r.status_code == 404, (path[:40], r.status_code)
+        assert "no" in words(r).lower()
+    assert snapshot() == before
+
+
+def test_deleting_a_token_by_a_unicode_digit_is_404_in_words(table: Table):
+    gm = table.clients["gm"]
+    ApiToken.issue(table.gm_user, "²")
+    before = snapshot()
+    r = gm.post("/account/api-tokens/", {"delete": "²"})
+    assert r.status_code == 404 and "There is no such token" in words(r)
+    assert snapshot() == before
+    named = ApiToken.objects.get(user=table.gm_user, name="²")
+    r = gm.post("/account/api-tokens/", {"delete": str(named.pk)})
+    assert r.status_code == 200 and "Token deleted" in words(r)
+    assert not ApiToken.objects.filter(pk=named.pk).exists()
+
+
+def test_an_import_nested_200000_deep_is_refused_in_words(table: Table):
+    deep = b'{"format": "combat-table-encounter", "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"
+    before = snapshot()
+    r = upload(table.clients["gm"], deep)
+    assert r.status_code == 400
+    assert "nested too deeply" in words(r) and "fight.json" in words(r)
+    assert snapshot() == before
+
+
+def test_an_import_just_past_the_depth_limit_is_refused_too(table: Table):
+    depth = library.MAX_IMPORT_DEPTH + 1
+    data = json.loads(small_export())
+    data["combatants"][0]["notes"] = json.loads("[" * depth + "]" * depth)
+    r = upload(table.clients["gm"], json.dumps(data).encode())
+    assert r.status_code == 400 and "nested too deeply" in words(r)
+    assert not Encounter.objects.filter(name="Copy").exists()
+
+
+def test_an_import_with_half_a_surrogate_pair_is_refused_and_stores_nothing(table: Table):
+    data = small_export().replace(b'"Goblin"', b'"Gob\\ud800lin"')
+    before = snapshot()
+    r = upload(table.clients["gm"], data)
+    assert r.status_code == 400
+    assert "not valid Unicode" in words(r)
+    assert snapshot() == before
+    assert not LogEntry.objects.filter(encounter__name="Copy").exists()
+    # The GM's pages keep working: nothing half-stored breaks them.
+    assert table.clients["gm"].get("/").status_code == 200
