@@ -341,6 +341,7 @@ class _Plan:
     """An import worked out in memory: the final state and every row to write."""
 
     state: State
+    last: dict[str, Any] = dataclass_field(default_factory=dict)  # state.to_dict()
     rows: list[LogEntry] = dataclass_field(default_factory=list)
     stored: int = 0
 
@@ -381,18 +382,19 @@ def plan_import(data: dict[str, Any]) -> _Plan:
     refuses the whole import, naming it. Nothing is written yet.
     """
     info = data["encounter"]
-    plan = _Plan(_new_state(info))
+    state = _new_state(info)
+    plan = _Plan(state, state.to_dict())
     rng = services.make_rng()
 
     def run(command: dict[str, Any], what: str) -> list[dict[str, Any]]:
         command = {**command, "by": "gm"}
-        before = plan.state.to_dict()
         outcome = apply(plan.state, command, rng)
         if outcome.refusal is not None:
             raise NotAnExport(f"{what} was refused: {outcome.refusal.message}")
-        back = statediff.diff(outcome.state.to_dict(), before)
+        after = outcome.state.to_dict()
+        back = statediff.diff(after, plan.last)
         plan.count(command, outcome.events, back)
-        plan.state = outcome.state
+        plan.state, plan.last = outcome.state, after
         plan.rows.append(
             LogEntry(
                 seq=len(plan.rows) + 1,
@@ -463,7 +465,7 @@ def write_import(user: Any, plan: _Plan) -> Encounter:
             row.encounter = enc
             if row.kind == LogEntry.IMPORTED:
                 row.version = enc.version
-        LogEntry.objects.bulk_create(plan.rows, batch_size=500)
+        LogEntry.objects.bulk_create(plan.rows)
     return enc
 
 
