@@ -157,9 +157,10 @@ def test_an_import_stores_about_what_its_file_holds_and_locks_briefly(owner):
     raw = json.dumps(attack_export(combatants=150, entries=3000)).encode()
     data = library.parse_export(raw)
     plan = library.plan_import(data)
-    started = time.perf_counter()
-    enc = library.write_import(owner, plan)
-    locked = time.perf_counter() - started
+    with CaptureQueriesContext(connection) as queries:
+        started = time.perf_counter()
+        enc = library.write_import(owner, plan)
+        locked = time.perf_counter() - started
     stored = row_bytes(enc)
     imported = LogEntry.objects.filter(encounter=enc, kind=LogEntry.IMPORTED)
     assert imported.count() == 3000
@@ -172,7 +173,9 @@ def test_an_import_stores_about_what_its_file_holds_and_locks_briefly(owner):
     )
     assert stored < 10 * len(raw), (stored, len(raw))
     assert stored <= library.MAX_IMPORT_STORED_BYTES
-    assert locked < 2.0, f"the import held the write lock for {locked:.2f} s"
+    # A few bulk statements, not a command per value (the time varies with the load).
+    assert len(queries) <= 120, len(queries)
+    assert locked < 10.0, f"the import held the write lock for {locked:.2f} s"
     state = enc.state["combatants"]
     assert len(state) == 150 and all(c["hp"] == 4 for c in state.values())
 
