@@ -68,9 +68,13 @@ INSTALLED_APPS = [
     "combat",
 ]
 
+# Static files are served in-process unless SERVE_STATIC=0 (see "Static files" below).
+SERVE_STATIC = env_bool("SERVE_STATIC", True)
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    *(["whitenoise.middleware.WhiteNoiseMiddleware"] if SERVE_STATIC else []),
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -220,11 +224,25 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
-# vtt/asgi.py serves static files in-process when this is on, so `make run`
-# needs nothing but daphne. Production behind a web server can turn it off.
-SERVE_STATIC = env_bool("SERVE_STATIC", DEBUG)
+# WhiteNoise serves static files from the app itself, inside the middleware chain behind
+# SecurityMiddleware and the CSP middleware, so they carry the same headers as pages. In
+# development it reads the files in place and sees edits at once; in production
+# (`DJANGO_DEBUG=0`) it serves what `manage.py collectstatic` wrote (`make run` runs it):
+# hashed names cached for a year and more, with gzip and brotli variants. A site whose
+# web server serves /static/ itself can turn it off with SERVE_STATIC=0 (read above,
+# where the middleware is listed). Why WhiteNoise and not ServeStatic: docs/decisions.md.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 # --- Pushes --------------------------------------------------------------------
 

@@ -173,6 +173,20 @@ def migrated_sqlite_file(dest: Path, env: Mapping[str, str]) -> Path:
     return dest
 
 
+def collect_static(env: Mapping[str, str], timeout: float = 120) -> None:
+    """Production pages link hashed static names: write them (and the manifest) first."""
+    result = subprocess.run(
+        [PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"collectstatic failed:\n{result.stdout}\n{result.stderr}")
+
+
 def migrate(env: Mapping[str, str], timeout: float = 120) -> None:
     result = subprocess.run(
         [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
