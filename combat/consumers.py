@@ -183,6 +183,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     group: str = ""
     gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
     catching_up: asyncio.Task[None] | None = None
+    checking: asyncio.Task[None] | None = None
+    cred: str = ""
     bucket: TokenBucket | None = None
     strikes: TokenBucket | None = None
 
@@ -226,11 +228,17 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=REFUSED)
             return
         self.group = broadcast.group_for(self.viewer)
+        self.cred = broadcast.credential(self.viewer.user_id if self.role == GM else self.token)
         await self.accept()
         # One listener per group and process hands pushes to this socket (combat/fanout.py).
         await fanout.join(self.group, self)
         await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
+        # The whole view re-checks the link now that the socket is in its group: a link
+        # replaced between the check above and joining (whose close this socket missed)
+        # gets nothing but the notice that it no longer works.
         await self.send_whole_view()
+        if self.gone:
+            return
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
 
     def authenticate(self, kwargs: dict[str, Any]) -> Viewer | None:
@@ -263,9 +271,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         ok = await database_sync_to_async(self.recheck)()
         if not ok:
-            self.gone = True
-            await self.send(text_data=GONE)
-            await self.close(code=REFUSED)
+            await self.link_gone()
             return
         try:
             msg = json.loads(text_data or "{}")
@@ -331,7 +337,13 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def send_whole_view(self) -> None:
         assert self.viewer is not None
-        html, version = await database_sync_to_async(broadcast.render_view)(self.viewer)
+        if self.gone:
+            return
+        view = await database_sync_to_async(broadcast.render_view_checked)(self.viewer, self.token)
+        if view is None:
+            await self.link_gone()
+            return
+        html, version = view
         if version < self.version:
             return  # a newer push reached the page while this one was rendered
         self.version = version
@@ -340,6 +352,11 @@ class TableConsumer(AsyncWebsocketConsumer):
     # --- from the channel layer ------------------------------------------------------------
     async def frame_push(self, event: dict[str, Any]) -> None:
         if self.gone or event["version"] <= self.version:
+            return
+        if event.get("cred", self.cred) != self.cred:
+            # Rendered for another link of this seat (or spectators): this socket's link was
+            # replaced, or it is newer than the frame. Not sent; the database decides which.
+            self.check_soon()
             return
         self.version = event["version"]
         self.pushed.append((self.version, time.monotonic()))
@@ -388,11 +405,25 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def socket_close(self, event: dict[str, Any]) -> None:
         # Sent when a seat is revoked or a link replaced: check, then go.
+        if self.gone:
+            return
         ok = await database_sync_to_async(self.recheck)()
         if not ok:
-            self.gone = True
-            await self.send(text_data=GONE)
-            await self.close(code=REFUSED)
+            await self.link_gone()
+
+    def check_soon(self) -> None:
+        """Re-check this socket's link in a task of its own (pushes are handed out in line)."""
+        if self.checking is not None and not self.checking.done():
+            return
+        self.checking = asyncio.get_running_loop().create_task(self.socket_close({}))
+
+    async def link_gone(self) -> None:
+        """The link stopped working: say so in words, then close with 4403."""
+        if self.gone:
+            return
+        self.gone = True
+        await self.send(text_data=GONE)
+        await self.close(code=REFUSED)
 
 
 class GmConsumer(TableConsumer):
