@@ -38,6 +38,11 @@ def group_name(encounter_id: int, audience: str, seat_id: int | None = None) -> 
     return f"enc.{encounter_id}.public"
 
 
+def user_group(user_id: int) -> str:
+    """Every GM socket of one account, whatever the encounter: closed when its log-in ends."""
+    return f"user.{user_id}.gm"
+
+
 def group_for(viewer: Viewer) -> str:
     return group_name(viewer.encounter_id, viewer.role, viewer.seat_id)
 
@@ -221,6 +226,11 @@ def publish_presence(encounter_id: int) -> None:
 
 def close_seat(encounter_id: int, seat_id: int) -> None:
     _send(group_name(encounter_id, PLAYER, seat_id), {"type": CLOSE})
+
+
+def close_user(user_id: int) -> None:
+    """The account logged out or changed its password: its GM sockets check their log-in."""
+    _send(user_group(user_id), {"type": CLOSE})
 
 
 def close_spectators(encounter_id: int) -> None:

@@ -38,6 +38,7 @@ from combat.access import (
     Viewer,
     gm_viewer,
     seat_viewer,
+    session_still_valid,
     spectator_viewer,
     still_valid,
     token_shape,
@@ -48,6 +49,7 @@ from combat.models import Encounter, Seat
 REFUSED = 4403
 TOO_BIG = 4413  # like HTTP 413 (autobahn lets an application use 1000 and 3000-4999 only)
 TOO_MANY = 4429  # like HTTP 429
+LOGGED_OUT = 4401  # like HTTP 401: the GM's log-in ended (logged out, password changed)
 
 MAX_MESSAGE_BYTES = 64 * 1024
 BURST = 10
@@ -62,6 +64,15 @@ GONE = (
     '<div id="flash" class="flash-area" role="status" aria-live="polite" data-testid="flash" '
     'hx-swap-oob="true"><p class="flash error" data-testid="link-gone">This link no longer '
     "works: the GM revoked it or made a new one. Ask the GM for the new link.</p></div>"
+)
+
+
+LOGGED_OUT_NOTICE = (
+    '<div id="flash" class="flash-area" role="status" aria-live="polite" data-testid="flash" '
+    'hx-swap-oob="true"><p class="flash error" data-testid="logged-out">You are logged out '
+    "or your password was changed, so this page stopped updating. Reload it (and log in again "
+    "if asked) to go on."
+    "</p></div>"
 )
 
 
@@ -185,6 +196,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     catching_up: asyncio.Task[None] | None = None
     checking: asyncio.Task[None] | None = None
     cred: str = ""
+    session_key: str | None = None
+    groups_joined: list[str] = []  # besides `group` (the GM's account group)
     bucket: TokenBucket | None = None
     strikes: TokenBucket | None = None
 
@@ -228,10 +241,15 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=REFUSED)
             return
         self.group = broadcast.group_for(self.viewer)
+        if self.role == GM:
+            assert self.viewer.user_id is not None
+            self.groups_joined = [broadcast.user_group(self.viewer.user_id)]
         self.cred = broadcast.credential(self.viewer.user_id if self.role == GM else self.token)
         await self.accept()
         # One listener per group and process hands pushes to this socket (combat/fanout.py).
         await fanout.join(self.group, self)
+        for group in self.groups_joined:
+            await fanout.join(group, self)
         await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
         # The whole view re-checks the link now that the socket is in its group: a link
         # replaced between the check above and joining (whose close this socket missed)
@@ -247,6 +265,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             if not getattr(user, "is_authenticated", False):
                 return None
             enc = Encounter.objects.filter(pk=kwargs["encounter_id"], owner_id=user.pk).first()
+            session = self.scope.get("session")
+            self.session_key = getattr(session, "session_key", None)
             return gm_viewer(enc) if enc else None
         # Not a link of ours at all (PostgreSQL answers a NUL byte with an error, not a miss).
         if not token_shape(self.token):
@@ -261,6 +281,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.viewer is None:
             return
         await fanout.leave(self.group, self)
+        for group in self.groups_joined:
+            await fanout.leave(group, self)
         await database_sync_to_async(presence.leave)(self.channel_name)
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
 
@@ -322,6 +344,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     def recheck(self) -> bool:
         assert self.viewer is not None
         if not still_valid(self.viewer, self.token):
+            return False
+        if self.role == GM and not session_still_valid(self.session_key, self.viewer.user_id):
             return False
         presence.touch(self.channel_name)
         return True
@@ -422,6 +446,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.gone:
             return
         self.gone = True
+        if self.role == GM:
+            await self.send(text_data=LOGGED_OUT_NOTICE)
+            await self.close(code=LOGGED_OUT)
+            return
         await self.send(text_data=GONE)
         await self.close(code=REFUSED)
 
