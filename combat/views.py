@@ -289,7 +289,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         return bad
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}. Create your first encounter.")
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})

@@ -14,7 +14,7 @@ from django.test import Client
 from combat.models import LogEntry
 
 from .conftest import Table, snapshot
-from .sockets import TIMEOUT, build, connect, socket
+from .sockets import build, connect, socket, until_closed
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -66,17 +66,6 @@ def _gm_client(user: Any) -> tuple[Client, str]:
     return client, client.cookies[django_settings.SESSION_COOKIE_NAME].value
 
 
-async def _closed_with(comm: Any) -> tuple[list[str], int | None]:
-    frames: list[str] = []
-    while True:
-        if await comm.receive_nothing(timeout=3):
-            return frames, None
-        out = await comm.receive_output(timeout=TIMEOUT)
-        if out["type"] == "websocket.close":
-            return frames, out.get("code")
-        frames.append(out.get("text") or "")
-
-
 @pytest.mark.django_db(transaction=True)
 async def test_logging_out_closes_the_gms_sockets():
     t, _, _ = await build()
@@ -85,7 +74,7 @@ async def test_logging_out_closes_the_gms_sockets():
     await connect(comm)
     r = await database_sync_to_async(client.post)("/accounts/logout/")
     assert r.status_code in (200, 302)
-    frames, code = await _closed_with(comm)
+    frames, code = await until_closed(comm, quiet=3)
     assert code == 4401
     assert any('data-testid="logged-out"' in f and "log in again" in f for f in frames)
 
@@ -116,9 +105,51 @@ async def test_a_password_change_closes_every_gm_socket_of_the_account():
     )
     assert r.status_code == 302, r.content[:300]
     for comm in sockets:
-        frames, code = await _closed_with(comm)
+        frames, code = await until_closed(comm, quiet=3)
         assert code == 4401 and any('data-testid="logged-out"' in f for f in frames)
     console = f"/enc/{t.enc.pk}/"
     assert (await database_sync_to_async(changer.get)(console)).status_code == 200
     gone = await database_sync_to_async(other.get)(console)
     assert gone.status_code == 302 and "/accounts/login/" in gone["Location"]
+
+
+# --- log-in throttling (item 11) -------------------------------------------------------------
+
+
+def _login(path: str, username: str, password: str, ip: str) -> Any:
+    client = Client(REMOTE_ADDR=ip)
+    return client.post(path, {"username": username, "password": password})
+
+
+@pytest.mark.parametrize("path", ["/accounts/login/", "/admin/login/"])
+def test_wrong_passwords_lock_the_log_in_per_address_and_per_user_name(
+    users: Any, settings: Any, path: str
+):
+    for user in users:
+        user.is_staff = True  # so that /admin/ would let them in
+        user.save()
+    limit = settings.AXES_FAILURE_LIMIT
+    answers = [_login(path, "gina", f"wrong-{n}", "10.0.0.1").status_code for n in range(limit)]
+    assert answers.count(200) == limit - 1 and answers[-1] == 429
+    # Now even the right password is refused, in words, from this address...
+    locked = _login(path, "gina", "gm-password-1", "10.0.0.1")
+    assert locked.status_code == 429
+    body = locked.content.decode()
+    assert "Too many log-in attempts" in body and f"{limit} wrong passwords" in body
+    # ...for this user name from anywhere (an attacker who changes address)...
+    assert _login(path, "gina", "gm-password-1", "10.9.9.9").status_code == 429
+    # ...and for any user name from this address (one who tries many names).
+    assert _login(path, "otto", "outsider-password-1", "10.0.0.1").status_code == 429
+    # Another person, elsewhere, logs in as usual.
+    assert _login(path, "otto", "outsider-password-1", "10.0.0.2").status_code == 302
+
+
+def test_a_forged_forwarded_for_does_not_escape_the_lock(users: Any, settings: Any):
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}").post(
+            "/accounts/login/", {"username": f"user{n}", "password": "wrong"}
+        )
+    r = Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="192.0.2.200").post(
+        "/accounts/login/", {"username": "gina", "password": "gm-password-1"}
+    )
+    assert r.status_code == 429

@@ -14,30 +14,17 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 
 from combat import fanout, services
 from combat.access import gm_viewer
 from combat.models import Encounter, Seat
 
 from .conftest import Table
-from .sockets import TIMEOUT, build, connect, drain, socket
+from .sockets import TIMEOUT, build, connect, drain, socket, until_closed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 GONE = 'data-testid="link-gone"'
-
-
-async def until_closed(comm: WebsocketCommunicator) -> tuple[list[str], int | None]:
-    """Every frame the socket gets until the server closes it (None: it stayed open)."""
-    frames: list[str] = []
-    while True:
-        if await comm.receive_nothing(timeout=1.5):
-            return frames, None
-        out = await comm.receive_output(timeout=TIMEOUT)
-        if out["type"] == "websocket.close":
-            return frames, out.get("code")
-        frames.append(out.get("text") or "")
 
 
 def _run(enc_pk: int, command: dict[str, Any]) -> None:
