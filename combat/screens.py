@@ -581,20 +581,20 @@ def gm_context(
         for cid in [r["id"] for r in ctx["order"]]
     ]
     ctx["turn_card"] = next((c for c in ctx["combatants"] if c["is_turn"]), None)
+    # No secret link in here: this context is also pushed over sockets, and a frame may
+    # reach a socket whose link has just been replaced. The links are in `gm_links`,
+    # which only HTTP answers carry (docs/decisions.md).
     ctx["seats"] = [
         {
             "id": s.pk,
             "name": s.name,
-            "url": reverse("player", args=[s.token]),
             "revoked": s.revoked,
             "combatants": [state.name_of(c) for c in s.combatant_ids if c in state.combatants],
             "online": presence["seats"].get(s.pk, 0),
         }
         for s in seats
     ]
-    ctx["spectator_url"] = (
-        reverse("spectator", args=[enc.spectator_token]) if enc.spectator_token else ""
-    )
+    ctx["spectator_on"] = bool(enc.spectator_token)
     ctx["presence"] = presence
     ctx["post_url"] = reverse("gm_command", args=[enc.pk])
     ctx["settings"] = [
@@ -626,7 +626,10 @@ def player_context(
     ctx = _common(enc, state, PLAYER, controls, shared)
     visible, names = ctx.pop("_visible"), ctx.pop("_names")
     ctx["seat"] = seat
-    ctx["post_url"] = reverse("player_command", args=[seat.token])
+    # Relative to the page (/p/<token>/): the token never appears in a pushed fragment, so
+    # a frame that reaches the holder of a replaced link teaches them nothing.
+    ctx["post_url"] = "command/"
+    ctx["summary_url"] = "summary/"
     ctx["panels"] = [
         combatant_card(
             state,
@@ -676,4 +679,19 @@ def public_context(
         for r in ctx["order"]
     ]
     ctx["log"] = ctx["log"].head(15)
+    ctx["summary_url"] = "summary/"  # relative to /s/<token>/, as the player's
     return ctx
+
+
+def gm_links(enc: Encounter) -> dict[str, Any]:
+    """The secret links of an encounter, for the GM's HTTP answers only (never pushed)."""
+    return {
+        "enc": enc,
+        "links": [
+            {"id": s.pk, "name": s.name, "url": reverse("player", args=[s.token])}
+            for s in enc.seats.filter(revoked=False).order_by("pk")
+        ],
+        "spectator_url": (
+            reverse("spectator", args=[enc.spectator_token]) if enc.spectator_token else ""
+        ),
+    }

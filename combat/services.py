@@ -134,7 +134,14 @@ def check_permission(
             return Refusal("unknown_combatant", f"There is no combatant {cid!r} in this encounter.")
     actor = command.get("actor")
     if kind == "roll":
-        if actor and not seat.controls(actor):
+        if not actor:
+            # Logged under the combatant's name: a player's roll never reads "The GM rolls".
+            return Refusal(
+                "missing_option",
+                "Say which of your combatants rolls (the actor): a player's roll is logged "
+                "under that combatant's name.",
+            )
+        if not seat.controls(actor):
             return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
         return None
     if kind not in ACTOR_COMMANDS:

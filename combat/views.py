@@ -289,7 +289,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         return bad
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}. Create your first encounter.")
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
@@ -454,6 +454,7 @@ def _console(
 ) -> HttpResponse:
     state = screens.load_state(enc)
     ctx = screens.gm_context(enc, state)
+    ctx.update(screens.gm_links(enc))
     ctx["add_cf"] = combatant_form_context(enc, state, None)
     ctx["cf"] = cf
     return render(request, "combat/gm.html", ctx)
@@ -645,6 +646,19 @@ def _add_form_oob(enc: Encounter, *, add_open: bool = False) -> str:
     return render_to_string("combat/gm.html#add_form", ctx)
 
 
+def _links_oob(enc: Encounter) -> str:
+    """The GM's links section, in an HTTP answer (the pushed view never holds a link)."""
+    return render_to_string("combat/gm.html#links", {**screens.gm_links(enc), "oob": True})
+
+
+@login_required
+@require_GET
+def gm_links(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    """ "Show link": the encounter's live links, fetched over HTTP by the GM's page."""
+    enc = gm_encounter(request.user, encounter_id)
+    return render(request, "combat/gm.html#links", screens.gm_links(enc))
+
+
 def _seat_form_oob(enc: Encounter) -> str:
     return render_to_string("combat/gm.html#seat_form", {"enc": enc, "oob": True})
 
@@ -666,7 +680,7 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
         gm_viewer(enc),
         notice=notice,
         back=back,
-        extra=_add_form_oob(enc) + _seat_form_oob(enc),
+        extra=_add_form_oob(enc) + _seat_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -683,7 +697,7 @@ def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> Ht
         gm_viewer(enc),
         notice="Seat revoked: its link no longer works.",
         back=back,
-        extra=_add_form_oob(enc),
+        extra=_add_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -700,7 +714,7 @@ def seat_regenerate(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -
         gm_viewer(enc),
         notice=f"New link for {seat.name}; the old one is dead.",
         back=back,
-        extra=_add_form_oob(enc),
+        extra=_add_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -711,7 +725,8 @@ def spectator_link(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enabled = request.POST.get("do") != "disable"
     services.set_spectator_link(enc.pk, enabled)
     notice = "New spectator link; the old one is dead." if enabled else "Spectator link turned off."
-    return answer(request, gm_viewer(enc), notice=notice, back=reverse("gm_console", args=[enc.pk]))
+    back = reverse("gm_console", args=[enc.pk])
+    return answer(request, gm_viewer(enc), notice=notice, back=back, extra=_links_oob(enc))
 
 
 @login_required

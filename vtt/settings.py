@@ -12,6 +12,7 @@ the HTTPS redirect.
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "axes",
     "combat",
 ]
 
@@ -82,6 +84,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it answers a locked-out log-in (ours and /admin/'s).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "vtt.urls"
@@ -208,6 +212,29 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Log-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords from one
+# address, or for one user name, further tries are refused for the cool-off time with 429
+# and a page in words (templates/registration/locked_out.html). Both the GM's log-in and
+# /admin/'s go through it. The address is REMOTE_ADDR only: behind a proxy, daphne's
+# --proxy-headers puts the client's address there (docs/deploy.md); a client-sent
+# X-Forwarded-For is never believed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("VTT_LOGIN_FAILURES", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("VTT_LOGIN_COOLOFF_MINUTES", 15))
+if AXES_FAILURE_LIMIT < 1 or timedelta(0) >= AXES_COOLOFF_TIME:
+    raise ImproperlyConfigured(
+        "VTT_LOGIN_FAILURES and VTT_LOGIN_COOLOFF_MINUTES must each be 1 or more."
+    )
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # each on its own
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+AXES_DISABLE_ACCESS_LOG = True  # keep failed attempts only, not every log-in
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"

@@ -851,7 +851,13 @@ def cmd_roll(
     secret = as_bool(cmd.get("secret")) and cmd.get("by") == "gm"
     if as_bool(cmd.get("secret")) and cmd.get("by") != "gm":
         raise refuse("gm_only", "Only the GM can roll in secret.")
-    who = enc.name_of(cmd.get("actor")) if cmd.get("actor") else "The GM"
+    if not cmd.get("actor") and cmd.get("by") != "gm":
+        raise refuse(
+            "missing_option",
+            "Say which of your combatants rolls (the actor): a player's roll is logged "
+            "under that combatant's name.",
+        )
+    who = enc.get(cmd["actor"]).name if cmd.get("actor") else "The GM"
     label = clean_text(cmd.get("label"), "Label", MAX_NAME)
     ev.add(
         "roll",
