@@ -36,7 +36,7 @@ PHASES = {
     "setup": "Setting up",
     "seize": "Between rounds",
     "combat": "In combat",
-    "ended": "Combat over",
+    "ended": "Combat is over",
 }
 
 # Stat rows offered on every combatant form, besides the ones it already has.

@@ -22,6 +22,9 @@ TARGET = Option("target", "Target", kind="target")
 TARGET_REQUIRED = Option("target", "Target", kind="target", required=True)
 
 
+COMBAT_OVER = "Combat is over: the GM ended it, so no more actions are taken."
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -127,6 +130,8 @@ class Ruleset:
     def check_timing(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
     ) -> None:
+        if enc.phase == "ended":
+            raise refuse("not_in_combat", COMBAT_OVER)
         if enc.phase != "combat":
             raise refuse("not_in_combat", "Combat has not started: actions are taken in combat.")
         if c.defeated:

@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import dice, flow
-from .base import Ruleset, apply_damage, defeat, engage, int_option, waiting_sentence
+from .base import (
+    COMBAT_OVER,
+    Ruleset,
+    apply_damage,
+    defeat,
+    engage,
+    int_option,
+    waiting_sentence,
+)
 from .catalogue import ActionDef, Setting
 from .events import Events
 from .refusal import Refusal, Refused, refuse
@@ -461,6 +469,8 @@ def reorder_seizers(
 def cmd_start_combat(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
+    if enc.phase == ENDED:
+        raise refuse("ended", COMBAT_OVER)
     if enc.phase != SETUP:
         raise refuse("already_started", "Combat has already started.")
     if not enc.combatants:
@@ -484,6 +494,8 @@ def cmd_begin_round(
 ) -> None:
     # Also after a round that ended with nobody standing (phase combat, no turn), so the
     # GM can go on once someone is revived or added.
+    if enc.phase == ENDED:
+        raise refuse("ended", COMBAT_OVER)
     if enc.phase != SEIZE and not (enc.phase == COMBAT and enc.turn is None and enc.round):
         raise refuse("not_between_rounds", "The round is already under way.")
     if not any(not c.defeated for c in enc.combatants.values()):
@@ -497,6 +509,8 @@ def cmd_seize(
     if not rs.has_seize:
         raise refuse("not_in_ruleset", f"{rs.name} has no Seize the Moment.")
     c = enc.get(cmd.get("actor"))
+    if enc.phase == ENDED:
+        raise refuse("ended", COMBAT_OVER)
     if enc.phase != SEIZE:
         raise refuse(
             "seize_timing",
@@ -524,6 +538,8 @@ def cmd_seize(
 def cmd_end_turn(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
+    if enc.phase == ENDED:
+        raise refuse("ended", COMBAT_OVER)
     if enc.phase != COMBAT or enc.turn is None:
         raise refuse("no_turn", "Nobody is taking a turn right now.")
     actor = cmd.get("actor") or enc.turn
