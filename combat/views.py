@@ -205,11 +205,10 @@ def _bad_input(request: HttpRequest) -> HttpResponse | None:
 # --- answering a post ---------------------------------------------------------------------
 
 
-def _notice(result: services.Result, viewer: Viewer, names: list[str]) -> str:
+def _notice(result: services.Result, viewer: Viewer, hidden: tuple[str, ...]) -> str:
     for ev in result.events:
-        if ev.get("gm_only") and not viewer.is_gm:
-            continue
-        return ev.get("text", "Done.") if viewer.is_gm else screens.scrub(ev.get("text", ""), names)
+        if viewer.is_gm or screens.event_shown(ev, hidden):
+            return str(ev.get("text", "Done."))
     return "Done."
 
 
@@ -228,10 +227,8 @@ def answer(
     in this answer too would race the socket: an answer delivered after a newer push would
     take the page back in time, and only the socket keeps its frames in version order.
     """
-    if refusal is not None and not viewer.is_gm:
-        enc = Encounter.objects.get(pk=viewer.encounter_id)
-        names = screens.hidden_names(State.from_dict(enc.state))
-        refusal = Refusal(refusal.code, screens.scrub(refusal.message, names))
+    # A refusal is shown as the engine wrote it: it names other combatants by public name
+    # only and never repeats what the caller sent, so there is nothing to rewrite.
     if request.htmx:
         flash = render_to_string(
             "combat/components/flash.html", {"refusal": refusal, "notice": notice}
@@ -249,13 +246,13 @@ def answer_result(
 ) -> HttpResponse:
     if not result.ok:
         return answer(request, viewer, refusal=result.refusal, back=back)
-    names: list[str] = []
+    hidden: tuple[str, ...] = ()
     if not viewer.is_gm:
         state = result.state
         if state is None:
             state = State.from_dict(Encounter.objects.get(pk=viewer.encounter_id).state)
-        names = screens.hidden_names(state)
-    return answer(request, viewer, notice=_notice(result, viewer, names), back=back)
+        hidden = screens.hidden_ids(state)
+    return answer(request, viewer, notice=_notice(result, viewer, hidden), back=back)
 
 
 # --- accounts -----------------------------------------------------------------------------
@@ -505,7 +502,7 @@ def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     if not result.ok:
         return answer(request, viewer, refusal=result.refusal, back=back)
     fresh = _add_form_oob(enc, add_open=True)
-    return answer(request, viewer, notice=_notice(result, viewer, []), back=back, extra=fresh)
+    return answer(request, viewer, notice=_notice(result, viewer, ()), back=back, extra=fresh)
 
 
 def _changed_fields(state: State, cid: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -578,7 +575,7 @@ def combatant_edit(request: HtmxHttpRequest, encounter_id: int, cid: str) -> Htt
     seat_id = _seat_choice(enc, request.POST.get("seat"))
     services.assign_combatant(enc.pk, cid, seat_id)
     closed = render_to_string("combat/gm.html#editor", {"cf": None, "enc": enc, "oob": True})
-    notice = _notice(result, viewer, []) if result else "Saved."
+    notice = _notice(result, viewer, ()) if result else "Saved."
     return answer(request, viewer, notice=notice, back=back, extra=closed)
 
 
