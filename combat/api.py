@@ -243,26 +243,14 @@ def method_not_allowed(allowed: str) -> JsonResponse:
 # --- what a caller sees -----------------------------------------------------------------------
 
 
-def scrub_deep(data: Any, names: list[str]) -> Any:
-    """Every string in `data` with hidden combatants' names replaced (see screens.scrub)."""
-    if not names:
-        return data
-    if isinstance(data, str):
-        return screens.scrub(data, names)
-    if isinstance(data, dict):
-        return {k: scrub_deep(v, names) for k, v in data.items()}
-    if isinstance(data, list):
-        return [scrub_deep(v, names) for v in data]
-    return data
-
-
 def visible_events(
     events: list[dict[str, Any]], viewer: Viewer, state: State
 ) -> list[dict[str, Any]]:
+    """The events this caller sees: chosen by the ids they involve, never by their text."""
     if viewer.is_gm:
         return events
-    names = screens.hidden_names(state)
-    return [scrub_deep(e, names) for e in events if not e.get("gm_only")]
+    hidden = screens.hidden_ids(state)
+    return [e for e in events if screens.event_shown(e, hidden)]
 
 
 # What players and spectators never see of a visible NPC: the GM's numbers and notes.
@@ -275,7 +263,7 @@ def audience_state(state: State, viewer: Viewer) -> dict[str, Any]:
 
     Hidden combatants are gone (the engine's redaction); besides, no one but the GM gets
     notes, an NPC's stats or modifiers, a group that only hidden combatants are in, or a
-    hidden combatant's name inside any text.
+    hidden combatant's id or name inside an effect.
     """
     data = redacted(state, viewer.audience)
     if viewer.is_gm:
@@ -287,17 +275,16 @@ def audience_state(state: State, viewer: Viewer) -> dict[str, Any]:
                 c.pop(key, None)
     shown = {c.get("group") for c in data.get("combatants", {}).values()}
     data["groups"] = {k: g for k, g in (data.get("groups") or {}).items() if k in shown}
-    return scrub_deep(data, screens.hidden_names(state))
+    return data
 
 
 def action_list(state: State, cid: str) -> list[dict[str, Any]]:
-    names = screens.hidden_names(state)
     out = []
     for a in availability(state, cid):
         out.append(
             {
                 **{k: v for k, v in a.items() if k != "options"},
-                "reason": screens.scrub(a["reason"], names),
+                "reason": a["reason"],
                 "options": [dataclasses.asdict(o) for o in a["options"]],
             }
         )
@@ -497,7 +484,7 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
     result = services.run_command(
         viewer.encounter_id, viewer, command, idempotency_key=key, expected_version=expected
     )
-    # The GM sees every name; anyone else's answer is scrubbed against the state as it is now.
+    # The GM sees every event; anyone else only those that involve nobody hidden now.
     state = (
         None
         if viewer.is_gm
@@ -508,10 +495,6 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
     if not result.ok:
         assert result.refusal is not None
         refusal = result.refusal
-        if state is not None:
-            refusal = Refusal(
-                refusal.code, screens.scrub(refusal.message, screens.hidden_names(state))
-            )
         response = refusal_response(refusal)
         if refusal.code == "version_conflict":
             response["ETag"] = f'"{result.version}"'

@@ -38,6 +38,7 @@ from combat.access import (
     Viewer,
     gm_viewer,
     seat_viewer,
+    session_still_valid,
     spectator_viewer,
     still_valid,
     token_shape,
@@ -48,6 +49,7 @@ from combat.models import Encounter, Seat
 REFUSED = 4403
 TOO_BIG = 4413  # like HTTP 413 (autobahn lets an application use 1000 and 3000-4999 only)
 TOO_MANY = 4429  # like HTTP 429
+LOGGED_OUT = 4401  # like HTTP 401: the GM's log-in ended (logged out, password changed)
 
 MAX_MESSAGE_BYTES = 64 * 1024
 BURST = 10
@@ -62,6 +64,15 @@ GONE = (
     '<div id="flash" class="flash-area" role="status" aria-live="polite" data-testid="flash" '
     'hx-swap-oob="true"><p class="flash error" data-testid="link-gone">This link no longer '
     "works: the GM revoked it or made a new one. Ask the GM for the new link.</p></div>"
+)
+
+
+LOGGED_OUT_NOTICE = (
+    '<div id="flash" class="flash-area" role="status" aria-live="polite" data-testid="flash" '
+    'hx-swap-oob="true"><p class="flash error" data-testid="logged-out">You are logged out '
+    "or your password was changed, so this page stopped updating. Reload it (and log in again "
+    "if asked) to go on."
+    "</p></div>"
 )
 
 
@@ -183,6 +194,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     group: str = ""
     gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
     catching_up: asyncio.Task[None] | None = None
+    checking: asyncio.Task[None] | None = None
+    cred: str = ""
+    session_key: str | None = None
+    groups_joined: list[str] = []  # besides `group` (the GM's account group)
     bucket: TokenBucket | None = None
     strikes: TokenBucket | None = None
 
@@ -226,11 +241,22 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=REFUSED)
             return
         self.group = broadcast.group_for(self.viewer)
+        if self.role == GM:
+            assert self.viewer.user_id is not None
+            self.groups_joined = [broadcast.user_group(self.viewer.user_id)]
+        self.cred = broadcast.credential(self.viewer.user_id if self.role == GM else self.token)
         await self.accept()
         # One listener per group and process hands pushes to this socket (combat/fanout.py).
         await fanout.join(self.group, self)
+        for group in self.groups_joined:
+            await fanout.join(group, self)
         await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
+        # The whole view re-checks the link now that the socket is in its group: a link
+        # replaced between the check above and joining (whose close this socket missed)
+        # gets nothing but the notice that it no longer works.
         await self.send_whole_view()
+        if self.gone:
+            return
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
 
     def authenticate(self, kwargs: dict[str, Any]) -> Viewer | None:
@@ -239,6 +265,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             if not getattr(user, "is_authenticated", False):
                 return None
             enc = Encounter.objects.filter(pk=kwargs["encounter_id"], owner_id=user.pk).first()
+            session = self.scope.get("session")
+            self.session_key = getattr(session, "session_key", None)
             return gm_viewer(enc) if enc else None
         # Not a link of ours at all (PostgreSQL answers a NUL byte with an error, not a miss).
         if not token_shape(self.token):
@@ -253,6 +281,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.viewer is None:
             return
         await fanout.leave(self.group, self)
+        for group in self.groups_joined:
+            await fanout.leave(group, self)
         await database_sync_to_async(presence.leave)(self.channel_name)
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
 
@@ -263,9 +293,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         ok = await database_sync_to_async(self.recheck)()
         if not ok:
-            self.gone = True
-            await self.send(text_data=GONE)
-            await self.close(code=REFUSED)
+            await self.link_gone()
             return
         try:
             msg = json.loads(text_data or "{}")
@@ -317,6 +345,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         assert self.viewer is not None
         if not still_valid(self.viewer, self.token):
             return False
+        if self.role == GM and not session_still_valid(self.session_key, self.viewer.user_id):
+            return False
         presence.touch(self.channel_name)
         return True
 
@@ -331,7 +361,13 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def send_whole_view(self) -> None:
         assert self.viewer is not None
-        html, version = await database_sync_to_async(broadcast.render_view)(self.viewer)
+        if self.gone:
+            return
+        view = await database_sync_to_async(broadcast.render_view_checked)(self.viewer, self.token)
+        if view is None:
+            await self.link_gone()
+            return
+        html, version = view
         if version < self.version:
             return  # a newer push reached the page while this one was rendered
         self.version = version
@@ -340,6 +376,11 @@ class TableConsumer(AsyncWebsocketConsumer):
     # --- from the channel layer ------------------------------------------------------------
     async def frame_push(self, event: dict[str, Any]) -> None:
         if self.gone or event["version"] <= self.version:
+            return
+        if event.get("cred", self.cred) != self.cred:
+            # Rendered for another link of this seat (or spectators): this socket's link was
+            # replaced, or it is newer than the frame. Not sent; the database decides which.
+            self.check_soon()
             return
         self.version = event["version"]
         self.pushed.append((self.version, time.monotonic()))
@@ -388,11 +429,29 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def socket_close(self, event: dict[str, Any]) -> None:
         # Sent when a seat is revoked or a link replaced: check, then go.
+        if self.gone:
+            return
         ok = await database_sync_to_async(self.recheck)()
         if not ok:
-            self.gone = True
-            await self.send(text_data=GONE)
-            await self.close(code=REFUSED)
+            await self.link_gone()
+
+    def check_soon(self) -> None:
+        """Re-check this socket's link in a task of its own (pushes are handed out in line)."""
+        if self.checking is not None and not self.checking.done():
+            return
+        self.checking = asyncio.get_running_loop().create_task(self.socket_close({}))
+
+    async def link_gone(self) -> None:
+        """The link stopped working: say so in words, then close with 4403."""
+        if self.gone:
+            return
+        self.gone = True
+        if self.role == GM:
+            await self.send(text_data=LOGGED_OUT_NOTICE)
+            await self.close(code=LOGGED_OUT)
+            return
+        await self.send(text_data=GONE)
+        await self.close(code=REFUSED)
 
 
 class GmConsumer(TableConsumer):

@@ -22,6 +22,8 @@ from combat.access import GM, PLAYER, Viewer
 from combat.models import Encounter, LogEntry, Seat, new_token
 from combat.rules import ACTOR_COMMANDS, COMMANDS, Refusal, apply, new_encounter, rulesets
 from combat.rules import Encounter as State
+from combat.rules.engine import NO_WINDOW, UNKNOWN_COMMAND
+from combat.rules.state import UNKNOWN_COMBATANT
 
 # Fields of a command that name a combatant; a player may only name ones they can see.
 _ID_FIELDS = ("actor", "target")
@@ -79,9 +81,7 @@ def create_encounter(
     """A new encounter in setup, with its spectator link; a refusal for a bad ruleset or setting."""
     if ruleset not in rulesets():
         known = ", ".join(rulesets())
-        return Refusal(
-            "unknown_ruleset", f"There is no ruleset {ruleset!r}; choose one of {known}."
-        )
+        return Refusal("unknown_ruleset", f"There is no such ruleset; choose one of {known}.")
     try:
         state = new_encounter(ruleset, name or "Encounter", settings)
     except ValueError as e:  # a dice expression that cannot be rolled
@@ -114,6 +114,12 @@ def _named_ids(command: dict[str, Any]) -> list[str]:
     return [str(i) for i in ids if isinstance(i, str) and i]
 
 
+def _window_shown(state: State, wid: Any, hidden: set[str]) -> bool:
+    """A window the players see: one that exists and that nobody hidden opened or holds."""
+    w = next((w for w in state.pending if w.id == wid), None)
+    return w is not None and w.reactor not in hidden and w.trigger not in hidden
+
+
 def check_permission(
     viewer: Viewer, seat: Seat | None, state: State, command: dict[str, Any]
 ) -> Refusal | None:
@@ -122,17 +128,24 @@ def check_permission(
     if viewer.role == GM:
         return None
     if kind not in COMMANDS and kind != "undo":
-        return Refusal("unknown_command", f"There is no command called {kind!r}.")
+        return Refusal("unknown_command", UNKNOWN_COMMAND)
     if viewer.role != PLAYER or seat is None:
         return Refusal("forbidden", "Spectators watch; they cannot act.")
     hidden = _hidden_ids(state)
     for cid in _named_ids(command):
-        if cid in hidden:
+        if cid in hidden or (cid == command.get("actor") and cid not in state.combatants):
             # The same sentence as for a combatant that does not exist: nothing leaks.
-            return Refusal("unknown_combatant", f"There is no combatant {cid!r} in this encounter.")
+            return Refusal("unknown_combatant", UNKNOWN_COMBATANT)
     actor = command.get("actor")
     if kind == "roll":
-        if actor and not seat.controls(actor):
+        if not actor:
+            # Logged under the combatant's name: a player's roll never reads "The GM rolls".
+            return Refusal(
+                "missing_option",
+                "Say which of your combatants rolls (the actor): a player's roll is logged "
+                "under that combatant's name.",
+            )
+        if not seat.controls(actor):
             return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
         return None
     if kind not in ACTOR_COMMANDS:
@@ -141,6 +154,10 @@ def check_permission(
         return Refusal("forbidden", "Say which of your combatants acts (the actor).")
     if not seat.controls(actor):
         return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
+    if kind == "react" and not _window_shown(state, command.get("window"), hidden):
+        # Last, so that it is exactly the engine's answer for a window that does not exist,
+        # whatever else the command holds (issue 12 item 10).
+        return Refusal("no_window", NO_WINDOW)
     return None
 
 
@@ -253,7 +270,10 @@ def _undo(enc: Encounter, command: dict[str, Any], key: str | None, digest: str)
     what = last.events[0]["text"] if last.events else last.command.get("type", "a command")
     events: list[dict[str, Any]] = []
     if public:
-        events.append(_ruling("undo", f"The GM undoes: {public[0]['text']}"))
+        # It repeats the undone line, so it involves whom that line does (screens.event_shown).
+        undo = _ruling("undo", f"The GM undoes: {public[0]['text']}")
+        undo["involved"] = list(public[0].get("involved") or [])
+        events.append(undo)
     else:
         events.append(_ruling("undo", "The GM undoes the last command."))
     events.append(_ruling("undo", f"(Undone: {what})", gm_only=True))

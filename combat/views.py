@@ -219,11 +219,10 @@ def _bad_input(request: HttpRequest) -> HttpResponse | None:
 # --- answering a post ---------------------------------------------------------------------
 
 
-def _notice(result: services.Result, viewer: Viewer, names: list[str]) -> str:
+def _notice(result: services.Result, viewer: Viewer, hidden: tuple[str, ...]) -> str:
     for ev in result.events:
-        if ev.get("gm_only") and not viewer.is_gm:
-            continue
-        return ev.get("text", "Done.") if viewer.is_gm else screens.scrub(ev.get("text", ""), names)
+        if viewer.is_gm or screens.event_shown(ev, hidden):
+            return str(ev.get("text", "Done."))
     return "Done."
 
 
@@ -242,10 +241,8 @@ def answer(
     in this answer too would race the socket: an answer delivered after a newer push would
     take the page back in time, and only the socket keeps its frames in version order.
     """
-    if refusal is not None and not viewer.is_gm:
-        enc = Encounter.objects.get(pk=viewer.encounter_id)
-        names = screens.hidden_names(State.from_dict(enc.state))
-        refusal = Refusal(refusal.code, screens.scrub(refusal.message, names))
+    # A refusal is shown as the engine wrote it: it names other combatants by public name
+    # only and never repeats what the caller sent, so there is nothing to rewrite.
     if request.htmx:
         flash = render_to_string(
             "combat/components/flash.html", {"refusal": refusal, "notice": notice}
@@ -263,13 +260,13 @@ def answer_result(
 ) -> HttpResponse:
     if not result.ok:
         return answer(request, viewer, refusal=result.refusal, back=back)
-    names: list[str] = []
+    hidden: tuple[str, ...] = ()
     if not viewer.is_gm:
         state = result.state
         if state is None:
             state = State.from_dict(Encounter.objects.get(pk=viewer.encounter_id).state)
-        names = screens.hidden_names(state)
-    return answer(request, viewer, notice=_notice(result, viewer, names), back=back)
+        hidden = screens.hidden_ids(state)
+    return answer(request, viewer, notice=_notice(result, viewer, hidden), back=back)
 
 
 # --- accounts -----------------------------------------------------------------------------
@@ -309,7 +306,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         if limited is not None:
             return too_many(request, limited)
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}. Create your first encounter.")
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
@@ -485,6 +482,7 @@ def _console(
 ) -> HttpResponse:
     state = screens.load_state(enc)
     ctx = screens.gm_context(enc, state)
+    ctx.update(screens.gm_links(enc))
     ctx["add_cf"] = combatant_form_context(enc, state, None)
     ctx["cf"] = cf
     return render(request, "combat/gm.html", ctx)
@@ -537,7 +535,7 @@ def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     if not result.ok:
         return answer(request, viewer, refusal=result.refusal, back=back)
     fresh = _add_form_oob(enc, add_open=True)
-    return answer(request, viewer, notice=_notice(result, viewer, []), back=back, extra=fresh)
+    return answer(request, viewer, notice=_notice(result, viewer, ()), back=back, extra=fresh)
 
 
 def _changed_fields(state: State, cid: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -610,7 +608,7 @@ def combatant_edit(request: HtmxHttpRequest, encounter_id: int, cid: str) -> Htt
     seat_id = _seat_choice(enc, request.POST.get("seat"))
     services.assign_combatant(enc.pk, cid, seat_id)
     closed = render_to_string("combat/gm.html#editor", {"cf": None, "enc": enc, "oob": True})
-    notice = _notice(result, viewer, []) if result else "Saved."
+    notice = _notice(result, viewer, ()) if result else "Saved."
     return answer(request, viewer, notice=notice, back=back, extra=closed)
 
 
@@ -678,6 +676,19 @@ def _add_form_oob(enc: Encounter, *, add_open: bool = False) -> str:
     return render_to_string("combat/gm.html#add_form", ctx)
 
 
+def _links_oob(enc: Encounter) -> str:
+    """The GM's links section, in an HTTP answer (the pushed view never holds a link)."""
+    return render_to_string("combat/gm.html#links", {**screens.gm_links(enc), "oob": True})
+
+
+@login_required
+@require_GET
+def gm_links(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    """ "Show link": the encounter's live links, fetched over HTTP by the GM's page."""
+    enc = gm_encounter(request.user, encounter_id)
+    return render(request, "combat/gm.html#links", screens.gm_links(enc))
+
+
 def _seat_form_oob(enc: Encounter) -> str:
     return render_to_string("combat/gm.html#seat_form", {"enc": enc, "oob": True})
 
@@ -699,7 +710,7 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
         gm_viewer(enc),
         notice=notice,
         back=back,
-        extra=_add_form_oob(enc) + _seat_form_oob(enc),
+        extra=_add_form_oob(enc) + _seat_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -716,7 +727,7 @@ def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> Ht
         gm_viewer(enc),
         notice="Seat revoked: its link no longer works.",
         back=back,
-        extra=_add_form_oob(enc),
+        extra=_add_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -733,7 +744,7 @@ def seat_regenerate(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -
         gm_viewer(enc),
         notice=f"New link for {seat.name}; the old one is dead.",
         back=back,
-        extra=_add_form_oob(enc),
+        extra=_add_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -744,7 +755,8 @@ def spectator_link(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enabled = request.POST.get("do") != "disable"
     services.set_spectator_link(enc.pk, enabled)
     notice = "New spectator link; the old one is dead." if enabled else "Spectator link turned off."
-    return answer(request, gm_viewer(enc), notice=notice, back=reverse("gm_console", args=[enc.pk]))
+    back = reverse("gm_console", args=[enc.pk])
+    return answer(request, gm_viewer(enc), notice=notice, back=back, extra=_links_oob(enc))
 
 
 @login_required

@@ -12,6 +12,7 @@ the HTTPS redirect.
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +66,17 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "axes",
     "combat",
 ]
+
+# Static files are served in-process unless SERVE_STATIC=0 (see "Static files" below).
+SERVE_STATIC = env_bool("SERVE_STATIC", True)
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    *(["whitenoise.middleware.WhiteNoiseMiddleware"] if SERVE_STATIC else []),
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -78,6 +84,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it answers a locked-out log-in (ours and /admin/'s).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "vtt.urls"
@@ -238,6 +246,29 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Log-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords from one
+# address, or for one user name, further tries are refused for the cool-off time with 429
+# and a page in words (templates/registration/locked_out.html). Both the GM's log-in and
+# /admin/'s go through it. The address is REMOTE_ADDR only: behind a proxy, daphne's
+# --proxy-headers puts the client's address there (docs/deploy.md); a client-sent
+# X-Forwarded-For is never believed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("VTT_LOGIN_FAILURES", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("VTT_LOGIN_COOLOFF_MINUTES", 15))
+if AXES_FAILURE_LIMIT < 1 or timedelta(0) >= AXES_COOLOFF_TIME:
+    raise ImproperlyConfigured(
+        "VTT_LOGIN_FAILURES and VTT_LOGIN_COOLOFF_MINUTES must each be 1 or more."
+    )
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # each on its own
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+AXES_DISABLE_ACCESS_LOG = True  # keep failed attempts only, not every log-in
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -253,11 +284,25 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
-# vtt/asgi.py serves static files in-process when this is on, so `make run`
-# needs nothing but daphne. Production behind a web server can turn it off.
-SERVE_STATIC = env_bool("SERVE_STATIC", DEBUG)
+# WhiteNoise serves static files from the app itself, inside the middleware chain behind
+# SecurityMiddleware and the CSP middleware, so they carry the same headers as pages. In
+# development it reads the files in place and sees edits at once; in production
+# (`DJANGO_DEBUG=0`) it serves what `manage.py collectstatic` wrote (`make run` runs it):
+# hashed names cached for a year and more, with gzip and brotli variants. A site whose
+# web server serves /static/ itself can turn it off with SERVE_STATIC=0 (read above,
+# where the middleware is listed). Why WhiteNoise and not ServeStatic: docs/decisions.md.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 # --- Pushes --------------------------------------------------------------------
 

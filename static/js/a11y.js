@@ -16,7 +16,14 @@
   var body = document.body;
   var isGM = body.classList.contains("screen-gm");
   var isPlayer = body.classList.contains("screen-player");
-  var baseTitle = document.title;
+  // The server writes "Combat is over · " before the title once combat has ended; a page
+  // left open when it ends gets it from the pushed status (issue 12 item 5).
+  var OVER = "Combat is over · ";
+  var baseTitle = document.title.replace(OVER, "");
+  function plainTitle() {
+    var status = document.getElementById("status");
+    return (status && status.dataset.phase === "ended" ? OVER : "") + baseTitle;
+  }
   var last = null;
   var audio = null;
   var SOUND_KEY = "vtt-sound";
@@ -142,7 +149,7 @@
     } else if (myTurn) {
       document.title = "▶ Your turn: " + snap.mine.join(", ") + " · " + baseTitle;
     } else {
-      document.title = baseTitle;
+      document.title = plainTitle();
     }
   }
 
@@ -152,6 +159,7 @@
     var before = last;
     last = now;
     if (isPlayer) mark(now);
+    else document.title = plainTitle();
     if (!before || now.version === before.version) return;
 
     var polite = [];
