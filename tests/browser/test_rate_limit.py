@@ -12,10 +12,10 @@ from playwright.sync_api import expect
 
 from .conftest import arrive, open_person
 
-FLOOD = """async ([url, most]) => {
+FLOOD = """async ([url, most, actor]) => {
   const headers = JSON.parse(document.body.getAttribute("hx-headers:inherited"));
   for (let i = 0; i < most; i++) {
-    const body = new URLSearchParams({type: "roll", dice: "1d6"});
+    const body = new URLSearchParams({type: "roll", dice: "1d6", actor});
     const r = await fetch(url, {method: "POST", body, headers: {...headers, "HX-Request": "true"}});
     if (r.status === 429) return i;
   }
@@ -42,7 +42,7 @@ def test_a_flooding_seat_sees_the_wait_in_the_flash(make_table, browser, live_se
         # until refused and roll by hand at once (again, if the window turned meanwhile).
         status = 0
         for _ in range(3):
-            accepted = p1.page.evaluate(FLOOD, [url, most + 5])
+            accepted = p1.page.evaluate(FLOOD, [url, most + 5, t.ana])
             assert 0 <= accepted <= most, accepted
             logged = LogEntry.objects.filter(encounter=t.enc).count()
             with p1.page.expect_response(lambda r: r.url.endswith(url)) as answer:

@@ -71,11 +71,14 @@ def owner():
 def test_a_roll_stores_no_copy_of_the_table(owner):
     """Item 8: 73 KB of state per roll before; a roll changes nothing, so it keeps none."""
     enc, seat = table(owner)
+    mine = seat.combatant_ids[0]
     state_size = len(json.dumps(enc.state))
     assert state_size > 20_000  # a table big enough for a copy to show
     before = row_bytes(enc)
     for _ in range(50):
-        r = services.run_command(enc.pk, seat_viewer(seat), {"type": "roll", "dice": "1d20"})
+        r = services.run_command(
+            enc.pk, seat_viewer(seat), {"type": "roll", "dice": "1d20", "actor": mine}
+        )
         assert r.ok, r.refusal
     rolls = LogEntry.objects.filter(encounter=enc, command__type="roll")
     assert rolls.count() == 50
@@ -107,9 +110,12 @@ def test_a_players_rolls_do_not_stand_between_the_gm_and_undo(owner):
     """Item 8: undo passes over commands that changed nothing, so spam cannot bury the GM's."""
     enc, seat = table(owner, npcs=2)
     goblin = next(iter(enc.state["combatants"]))
+    mine = seat.combatant_ids[0]
     services.run_command(enc.pk, gm_viewer(enc), {"type": "damage", "actor": goblin, "amount": 4})
     for _ in range(30):
-        services.run_command(enc.pk, seat_viewer(seat), {"type": "roll", "dice": "1d6"})
+        services.run_command(
+            enc.pk, seat_viewer(seat), {"type": "roll", "dice": "1d6", "actor": mine}
+        )
     r = services.run_command(enc.pk, gm_viewer(enc), {"type": "undo"})
     assert r.ok, r.refusal
     enc.refresh_from_db()

@@ -30,6 +30,11 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 ROLL = {"type": "roll", "dice": "1d20"}
 
 
+def roll(actor: str) -> dict[str, str]:
+    """A roll for one combatant (a player names which of theirs rolls)."""
+    return {**ROLL, "actor": actor}
+
+
 @pytest.fixture
 def still_clock(monkeypatch):
     """Time stands still, so a test's requests all fall in one rate window."""
@@ -40,10 +45,10 @@ def words(r) -> str:
     return unescape(r.content.decode())
 
 
-def api_roll(token: str, enc_id: int):
+def api_roll(token: str, enc_id: int, actor: str):
     return Client().post(
         f"/api/encounters/{enc_id}/commands/",
-        json.dumps(ROLL),
+        json.dumps(roll(actor)),
         content_type="application/json",
         HTTP_AUTHORIZATION=f"Bearer {token}",
     )
@@ -61,9 +66,9 @@ def test_a_seat_flooding_rolls_over_htmx_is_refused_with_429_in_the_flash(
     player = table.clients["owner"]
     url = f"/p/{table.seat1.token}/command/"
     for _ in range(most):
-        assert player.post(url, ROLL, **HTMX).status_code == 200
+        assert player.post(url, roll(table.ana), **HTMX).status_code == 200
     before = snapshot()
-    r = player.post(url, ROLL, **HTMX)
+    r = player.post(url, roll(table.ana), **HTMX)
     assert r.status_code == 429
     assert 'data-testid="refusal"' in r.content.decode()
     assert 'data-code="rate_limited"' in r.content.decode()
@@ -71,7 +76,9 @@ def test_a_seat_flooding_rolls_over_htmx_is_refused_with_429_in_the_flash(
     assert 1 <= int(r["Retry-After"]) <= window
     assert snapshot() == before
     # Another seat, and the GM, are not held back by this seat's flood.
-    other = table.clients["other"].post(f"/p/{table.seat2.token}/command/", ROLL, **HTMX)
+    other = table.clients["other"].post(
+        f"/p/{table.seat2.token}/command/", roll(table.bram), **HTMX
+    )
     assert other.status_code == 200
     gm = table.clients["gm"].post(f"/enc/{table.enc.pk}/command/", ROLL, **HTMX)
     assert gm.status_code == 200
@@ -86,11 +93,11 @@ def test_the_limit_is_far_above_honest_play(settings):
 def test_the_seat_limit_counts_its_api_calls_too(table: Table, settings, still_clock):
     settings.VTT_RATE_COMMANDS = (3, 10)
     page = table.clients["owner"]
-    page.post(f"/p/{table.seat1.token}/command/", ROLL, **HTMX)
-    assert api_roll(table.seat1.token, table.enc.pk).status_code == 200
-    assert api_roll(table.seat1.token, table.enc.pk).status_code == 200
+    page.post(f"/p/{table.seat1.token}/command/", roll(table.ana), **HTMX)
+    assert api_roll(table.seat1.token, table.enc.pk, table.ana).status_code == 200
+    assert api_roll(table.seat1.token, table.enc.pk, table.ana).status_code == 200
     before = snapshot()
-    r = api_roll(table.seat1.token, table.enc.pk)
+    r = api_roll(table.seat1.token, table.enc.pk, table.ana)
     assert r.status_code == 429
     assert r.json()["error"]["code"] == "rate_limited"
     assert "wait" in r.json()["error"]["message"] and r["Retry-After"]
@@ -100,20 +107,20 @@ def test_the_seat_limit_counts_its_api_calls_too(table: Table, settings, still_c
 def test_a_gm_api_token_has_its_own_limit(table: Table, settings, still_clock):
     settings.VTT_RATE_COMMANDS = (2, 10)
     for _ in range(2):
-        assert api_roll(table.gm_key, table.enc.pk).status_code == 200
+        assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 200
     before = snapshot()
-    assert api_roll(table.gm_key, table.enc.pk).status_code == 429
+    assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 429
     assert snapshot() == before
     # A second token of the same GM counts apart (each script its own).
     _, second = ApiToken.issue(table.gm_user, "Second script")
-    assert api_roll(second, table.enc.pk).status_code == 200
+    assert api_roll(second, table.enc.pk, table.goblin).status_code == 200
 
 
 def test_a_plain_form_post_past_the_limit_gets_a_page_in_words(table: Table, settings, still_clock):
     settings.VTT_RATE_COMMANDS = (1, 10)
     url = f"/p/{table.seat1.token}/command/"
-    table.clients["owner"].post(url, ROLL)
-    r = table.clients["owner"].post(url, ROLL)
+    table.clients["owner"].post(url, roll(table.ana))
+    r = table.clients["owner"].post(url, roll(table.ana))
     assert r.status_code == 429 and "Too many commands" in words(r)
 
 
