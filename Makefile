@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml | $(PY)
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py seed_demo
-	$(VENV)/bin/daphne -b 127.0.0.1 -p $${PORT:-8000} vtt.asgi:application
+	$(PY) -m vtt.serve -b $${HOST:-127.0.0.1} -p $${PORT:-8000} vtt.asgi:application
 
 test: $(STAMP)
 	$(PY) -m pytest $(ARGS)

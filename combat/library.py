@@ -20,6 +20,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
 from django.db.models import Max
@@ -37,7 +38,7 @@ from combat.views import answer, login_required, require_GET, require_POST
 
 FORMAT = "combat-table-encounter"
 FORMAT_VERSION = 1
-MAX_IMPORT_BYTES = 2 * 1024 * 1024
+MAX_IMPORT_BYTES: int = settings.IMPORT_MAX_BYTES
 MAX_COPIES = 20
 MAX_TEMPLATES = 500
 MAX_IMPORTED_ENTRIES = 5000

@@ -21,6 +21,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import Resolver404, reverse
+from django.views.decorators.cache import never_cache
 from django_htmx.middleware import HtmxDetails
 
 from combat import api, forms, screens, services
@@ -460,6 +461,7 @@ def _console(
     return render(request, "combat/gm.html", ctx)
 
 
+@never_cache  # it holds the secret links
 @login_required
 @require_GET
 def gm_console(request: HttpRequest, encounter_id: int) -> HttpResponse:
@@ -651,6 +653,7 @@ def _links_oob(enc: Encounter) -> str:
     return render_to_string("combat/gm.html#links", {**screens.gm_links(enc), "oob": True})
 
 
+@never_cache
 @login_required
 @require_GET
 def gm_links(request: HttpRequest, encounter_id: int) -> HttpResponse:
