@@ -691,8 +691,15 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
 @require_POST
 def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
-    if not enc.seats.filter(pk=seat_id).exists():
+    seat = enc.seats.filter(pk=seat_id).first()
+    if seat is None:
         raise Http404("No such seat in this encounter.")
+    if request.POST.get("confirm") != "yes":
+        # Cutting a player off cannot be taken back (only replaced): ask first.
+        ctx = {"enc": enc, "seat": seat}
+        if request.htmx:
+            return render(request, "combat/revoke_confirm.html#question", ctx)
+        return render(request, "combat/revoke_confirm.html", ctx)
     services.revoke_seat(enc.pk, seat_id)
     back = reverse("gm_console", args=[enc.pk])
     return answer(

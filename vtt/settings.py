@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from vtt.envconf import env_bool, env_int, env_list, env_opt, env_str
+from vtt.lan import lan_addresses, serving_on_lan
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -59,6 +60,9 @@ elif not DEBUG and (
 SECRET_KEY = _secret_key
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+if DEBUG and serving_on_lan() and env_opt("DJANGO_ALLOWED_HOSTS") is None:
+    # `HOST=0.0.0.0 make run`: phones on the same network reach this machine by address.
+    ALLOWED_HOSTS += lan_addresses()
 if not DEBUG and "*" in ALLOWED_HOSTS:
     raise ImproperlyConfigured(
         "DJANGO_ALLOWED_HOSTS must not contain '*' when DJANGO_DEBUG=0; "
@@ -94,6 +98,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # Pages reached by a secret link (and what they post to) are never kept by a cache.
     "vtt.redact.NoStoreSecretPages",
+    # Players and spectators never get a debug page, whatever DEBUG says.
+    "combat.linkpages.LinkErrorPages",
     # Last, as django-axes asks: it answers a locked-out log-in (ours and /admin/'s).
     "axes.middleware.AxesMiddleware",
 ]
