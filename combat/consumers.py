@@ -50,6 +50,10 @@ REFUSED = 4403
 TOO_BIG = 4413  # like HTTP 413 (autobahn lets an application use 1000 and 3000-4999 only)
 TOO_MANY = 4429  # like HTTP 429
 LOGGED_OUT = 4401  # like HTTP 401: the GM's log-in ended (logged out, password changed)
+CROWDED = 4409  # like HTTP 409: this link already has as many sockets as it may
+# Sockets one link may hold at once, across every server process: a seat is one player
+# (a phone, a laptop, a tab or two); the spectators' link feeds a room's screens and streams.
+MAX_SOCKETS = {PLAYER: 8, SPECTATOR: 20}
 
 MAX_MESSAGE_BYTES = 64 * 1024
 BURST = 10
@@ -251,6 +255,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in self.groups_joined:
             await fanout.join(group, self)
         await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
+        if await self.crowded():
+            return
         # The whole view re-checks the link now that the socket is in its group: a link
         # replaced between the check above and joining (whose close this socket missed)
         # gets nothing but the notice that it no longer works.
@@ -434,6 +440,24 @@ class TableConsumer(AsyncWebsocketConsumer):
         ok = await database_sync_to_async(self.recheck)()
         if not ok:
             await self.link_gone()
+
+    async def crowded(self) -> bool:
+        """Close this socket (4409, with the reason) if its link holds too many already.
+        Counted after joining, this socket included, so two at once cannot both slip in."""
+        assert self.viewer is not None
+        cap = MAX_SOCKETS.get(self.role)
+        if cap is None:
+            return False
+        count = await database_sync_to_async(presence.on_link)(self.viewer)
+        if count <= cap:
+            return False
+        who = "player link" if self.role == PLAYER else "spectator link"
+        reason = f"This {who} already has {cap} open pages; close one and reload."
+        self.gone = True
+        await database_sync_to_async(presence.leave)(self.channel_name)  # not one of them
+        await self.send(text_data=_notice("socket-crowded", reason))
+        await self.close(code=CROWDED, reason=reason)
+        return True
 
     def check_soon(self) -> None:
         """Re-check this socket's link in a task of its own (pushes are handed out in line)."""

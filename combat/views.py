@@ -22,6 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import Resolver404, reverse
+from django.views.decorators.cache import never_cache
 from django_htmx.middleware import HtmxDetails
 
 from combat import api, forms, ratelimit, screens, services
@@ -488,6 +489,7 @@ def _console(
     return render(request, "combat/gm.html", ctx)
 
 
+@never_cache  # it holds the secret links
 @login_required
 @require_GET
 def gm_console(request: HttpRequest, encounter_id: int) -> HttpResponse:
@@ -681,6 +683,7 @@ def _links_oob(enc: Encounter) -> str:
     return render_to_string("combat/gm.html#links", {**screens.gm_links(enc), "oob": True})
 
 
+@never_cache
 @login_required
 @require_GET
 def gm_links(request: HttpRequest, encounter_id: int) -> HttpResponse:
@@ -718,8 +721,15 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
 @require_POST
 def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
-    if not enc.seats.filter(pk=seat_id).exists():
+    seat = enc.seats.filter(pk=seat_id).first()
+    if seat is None:
         raise Http404("No such seat in this encounter.")
+    if request.POST.get("confirm") != "yes":
+        # Cutting a player off cannot be taken back (only replaced): ask first.
+        ctx = {"enc": enc, "seat": seat}
+        if request.htmx:
+            return render(request, "combat/revoke_confirm.html#question", ctx)
+        return render(request, "combat/revoke_confirm.html", ctx)
     services.revoke_seat(enc.pk, seat_id)
     back = reverse("gm_console", args=[enc.pk])
     return answer(

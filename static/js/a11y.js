@@ -139,7 +139,26 @@
     }
   }
 
+  // --- a link that stopped working ---------------------------------------------------------
+  // The server says so in the flash region, then closes the socket: from then on the page
+  // no longer claims it is anyone's turn (title, body marks, the turn alert).
+  var dead = false;
+  function linkDied() {
+    if (dead || !document.querySelector("#flash [data-testid='link-gone']")) return;
+    dead = true;
+    body.classList.remove("is-my-turn", "has-reaction");
+    body.classList.add("link-gone");
+    document.title = "Link no longer works · " + baseTitle;
+    var alert = document.getElementById("turn-alert");
+    if (alert) alert.replaceChildren();
+  }
+  var flash = document.getElementById("flash");
+  if (flash && flash.parentNode) {
+    new MutationObserver(linkDied).observe(flash.parentNode, { childList: true, subtree: true });
+  }
+
   function mark(snap) {
+    if (dead) return;
     var reacting = myReactions(snap).length > 0;
     var myTurn = snap.mine.length > 0;
     body.classList.toggle("is-my-turn", myTurn);
