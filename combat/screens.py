@@ -410,6 +410,7 @@ class Entry:
     # (id, creation time): the same entry in every push (see _EVENTS); no time, no reuse.
     key: tuple[int, Any] = (0, None)
     kind: str = LogEntry.COMMAND
+    seat_id: int | None = None  # the seat that sent the command (None: the GM)
 
 
 # The events of a log entry never change once it is written (undo only marks it undone):
@@ -428,7 +429,9 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     once per process (docs/performance.md).
     """
     rows = list(
-        enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone", "kind")[:LOG_LINES]
+        enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone", "kind", "seat_id")[
+            :LOG_LINES
+        ]
     )
     with _EVENTS_LOCK:
         missing = [row[0] for row in rows if row[:2] not in _EVENTS]
@@ -442,10 +445,10 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     with _EVENTS_LOCK:
         found = [_EVENTS.get(row[:2]) for row in rows]
     out = []
-    for (pk, created, seq, undone, kind), events in zip(rows, found, strict=True):
+    for (pk, created, seq, undone, kind, seat_id), events in zip(rows, found, strict=True):
         if events is None:  # pushed out meanwhile by other tables: read it again
             events = LogEntry.objects.get(pk=pk).events
-        out.append(Entry(seq, events, undone, (pk, created), kind))
+        out.append(Entry(seq, events, undone, (pk, created), kind, seat_id))
     return out
 
 
@@ -463,6 +466,43 @@ def remember_events(entry: LogEntry) -> None:
 def _trim_events() -> None:
     while len(_EVENTS) > _EVENTS_MAX:
         _EVENTS.popitem(last=False)
+
+
+# Whose turn it is, rounds and initiative: the page shows them already ("Your turn").
+FLOW_KINDS = frozenset(
+    {"turn", "round", "end_turn", "combat_start", "combat_end", "initiative", "seize_window"}
+)
+
+
+def seat_notice(
+    entries: Iterable[Entry], seat: Seat, hidden: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """What just happened to this seat, for the notice at the top of its page (issue 12
+    item 3): the outcome of its own last command (hit or miss, damage, what it cost), or
+    what someone else's command did to one of its combatants (hit, prompted to react,
+    defeated). Only the newest such command, and only while no later command has begun a
+    turn: a notice never outlives the turn it belongs to. Lines are chosen by the ids they
+    involve, as the log's are, so a hidden combatant's deeds never show."""
+    controls = set(seat.combatant_ids)
+    for entry in entries:  # newest first
+        if not entry.undone:
+            shown = [ev for ev in entry.events if event_shown(ev, hidden)]
+            own = entry.seat_id == seat.pk and entry.kind == LogEntry.COMMAND
+            touched = [
+                ev
+                for ev in shown
+                if ev.get("kind") not in FLOW_KINDS and controls & set(ev.get("involved") or ())
+            ]
+            lines = shown if own else touched
+            if lines:
+                return {
+                    "seq": entry.seq,
+                    "own": own,
+                    "lines": [str(ev.get("text", "")) for ev in lines],
+                }
+        if any(ev.get("kind") in ("turn", "round", "combat_end") for ev in entry.events):
+            return None
+    return None
 
 
 def can_undo(enc: Encounter, entries: list[Entry]) -> bool:
@@ -639,6 +679,7 @@ def player_context(
     visible, names = ctx.pop("_visible"), ctx.pop("_names")
     ctx["seat"] = seat
     ctx["post_url"] = reverse("player_command", args=[seat.token])
+    ctx["notice"] = seat_notice(shared["entries"], seat, names)
     ctx["panels"] = [
         combatant_card(
             state,
