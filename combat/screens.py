@@ -271,14 +271,14 @@ def combatant_card(
     *,
     audience: str,
     visible: list[str],
-    names: tuple[str, ...],
+    hidden: tuple[str, ...],
     with_actions: bool,
     seat_of: dict[str, Seat] | None = None,
     shared: Shared | None = None,
 ) -> dict[str, Any]:
     shared = Shared() if shared is None else shared
     # Players and spectators see the same card of a combatant (only the GM's has more).
-    key = ("card", cid, with_actions, tuple(visible), tuple(names))
+    key = ("card", cid, with_actions, tuple(visible), hidden)
     if audience != GM and key in shared:
         return shared[key]
     c = state.combatants[cid]
@@ -299,7 +299,7 @@ def combatant_card(
         "initiative_bonus": c.initiative_bonus,
         "group": state.groups[c.group].name if c.group and c.group in state.groups else "",
         "resources": widgets(state, cid),
-        "effects": [effect_text(e, names) for e in c.effects],
+        "effects": [effect_text(e, hidden) for e in c.effects],
         "engaged": [{"id": i, "name": state.combatants[i].name} for i in c.engaged if i in visible],
         "carry": c.carry,
         "prepared": c.prepared,
@@ -318,7 +318,7 @@ def combatant_card(
     }
     if with_actions:
         # The same for the GM and the player of this combatant, unless someone is hidden.
-        panel = ("actions", cid, tuple(visible), tuple(names))
+        panel = ("actions", cid, tuple(visible), hidden)
         actions = card["actions"] = shared.get_or(panel, lambda: action_panel(state, cid, visible))
         card["actions_now"] = shared.get_or(
             ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
@@ -352,24 +352,24 @@ def _can_take_turn(state: State, cid: str) -> bool:
     )
 
 
-def log_lines(entries: Iterable[Entry], audience: str, names: tuple[str, ...]) -> KeyedList:
+def log_lines(entries: Iterable[Entry], audience: str, hidden: tuple[str, ...]) -> KeyedList:
     """The newest lines first; for players and spectators only what they may see."""
     lines: list[KeyedDict] = []
     for entry in entries:
-        for line in _entry_lines(entry, audience == GM, names):
+        for line in _entry_lines(entry, audience == GM, hidden):
             lines.append(line)
             if len(lines) >= LOG_LINES:
                 return KeyedList(lines)
     return KeyedList(lines)
 
 
-def _entry_lines(entry: Entry, gm: bool, names: tuple[str, ...]) -> list[KeyedDict]:
+def _entry_lines(entry: Entry, gm: bool, hidden: tuple[str, ...]) -> list[KeyedDict]:
     """One entry's lines, newest first, for the GM or for everyone else.
 
     Kept per process like the events they come from, so a push builds only the new
     entry's lines; they are shared by every push that shows them and never changed.
     """
-    key = (entry.key, gm, tuple(names), entry.undone)
+    key = (entry.key, gm, hidden, entry.undone)
     with _EVENTS_LOCK:
         known = _LINES.get(key)
         if known is not None:
@@ -377,7 +377,7 @@ def _entry_lines(entry: Entry, gm: bool, names: tuple[str, ...]) -> list[KeyedDi
             return known
     lines: list[KeyedDict] = []
     for ev in reversed(entry.events):
-        if not gm and not event_shown(ev, names):
+        if not gm and not event_shown(ev, hidden):
             continue
         text = ev.get("text", "")
         # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
@@ -571,8 +571,8 @@ def _common(
     rs = get_ruleset(state.ruleset)
     data = shared.get_or(("redacted", audience), lambda: redacted(state, audience))
     visible = list(data["combatants"])
-    # `names` is the hidden ids: what a card, a log line or a panel is kept apart by.
-    names = () if audience == GM else shared.get_or("hidden", lambda: hidden_ids(state))
+    # The hidden ids: what a card, a log line or a panel is kept apart by.
+    hidden = () if audience == GM else shared.get_or("hidden", lambda: hidden_ids(state))
     ids = display_order(state, visible, data["order"])
     turn = data.get("turn")
     rows = order_rows(state, ids, turn, data["acted"], controls, audience)
@@ -599,11 +599,11 @@ def _common(
         "log": shared.get_or(
             ("log", audience),
             lambda: log_lines(
-                shared.get_or("entries", lambda: recent_entries(enc)), audience, names
+                shared.get_or("entries", lambda: recent_entries(enc)), audience, hidden
             ),
         ),
         "_visible": visible,
-        "_names": names,
+        "_hidden": hidden,
     }
 
 
@@ -617,7 +617,7 @@ def gm_context(
     seats = shared.get_or("seats", lambda: list(enc.seats.all()))
     seat_of = {cid: s for s in seats if not s.revoked for cid in s.combatant_ids}
     ctx = _common(enc, state, GM, set(state.combatants), shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     presence = presence_counts(enc, seats, shared.get("presence"))
     ctx["combatants"] = [
         combatant_card(
@@ -625,7 +625,7 @@ def gm_context(
             cid,
             audience=GM,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=True,
             seat_of=seat_of,
             shared=shared,
@@ -676,17 +676,17 @@ def player_context(
     state = state or load_state(enc)
     controls = set(seat.combatant_ids)
     ctx = _common(enc, state, PLAYER, controls, shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     ctx["seat"] = seat
     ctx["post_url"] = reverse("player_command", args=[seat.token])
-    ctx["notice"] = seat_notice(shared["entries"], seat, names)
+    ctx["notice"] = seat_notice(shared["entries"], seat, hidden)
     ctx["panels"] = [
         combatant_card(
             state,
             cid,
             audience=PLAYER,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=True,
             shared=shared,
         )
@@ -699,7 +699,7 @@ def player_context(
             r["id"],
             audience=PLAYER,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=False,
             shared=shared,
         )
@@ -715,14 +715,14 @@ def public_context(
     shared = Shared() if shared is None else shared
     state = state or load_state(enc)
     ctx = _common(enc, state, PUBLIC, set(), shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     ctx["roster"] = [
         combatant_card(
             state,
             r["id"],
             audience=PUBLIC,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=False,
             shared=shared,
         )
