@@ -1,0 +1,220 @@
+/* One click counts once, and a post that fails says so. Loaded after htmx, without defer.
+ *
+ * 1. The key. Every post a live page makes carries `form_key`: the version the page
+ *    was showing (#sync's data-version, in every render of the page and every push).
+ *    The server makes the command's idempotency key from it, from who posts and from
+ *    what the form says (combat/services.py `form_key`), so the same form sent again
+ *    before the page has shown anything newer acts once and is answered as the first.
+ * 2. Busy. From the moment a form is sent until its answer is in (and for at least
+ *    HOLD_MS, the length of a double tap on a phone) its buttons are disabled and
+ *    marked aria-busy, and the form takes no second submit. A push that redraws the
+ *    form meanwhile does not make it clickable again.
+ * 3. Failure. A post that gets no answer (the network failed) or a server error is
+ *    reported in the flash region in words, with a "Send again" button that sends the
+ *    very same request again: the same fields, the same key, so it can never act twice.
+ *
+ * No inline script and no eval: the Content-Security-Policy allows neither.
+ */
+(function () {
+  "use strict";
+  if (!window.htmx) {
+    return;
+  }
+  var KEY = "form_key";
+  var HOLD_MS = 600;
+  var inFlight = new Map(); // form (or source element) -> {buttons, started}
+
+  function shownVersion() {
+    var sync = document.getElementById("sync");
+    var value = sync && sync.getAttribute("data-version");
+    return value && /^[0-9]+$/.test(value) ? value : null;
+  }
+
+  function isPost(ctx) {
+    return ctx && ctx.request && String(ctx.request.method).toUpperCase() === "POST";
+  }
+
+  function buttonsOf(source) {
+    var form = source && (source.matches("form") ? source : source.closest("form"));
+    var scope = form || source;
+    if (!scope) {
+      return [];
+    }
+    var found = Array.prototype.slice.call(
+      scope.querySelectorAll("button:not([type=button]), input[type=submit]")
+    );
+    if (source.matches("button, input[type=submit]")) {
+      found.push(source);
+    }
+    return found;
+  }
+
+  function markBusy(buttons) {
+    buttons.forEach(function (b) {
+      // Only what the page offered: a button the server disabled stays as it was.
+      if (b.isConnected && !b.disabled) {
+        b.disabled = true;
+        b.setAttribute("data-busy", "true");
+        b.setAttribute("aria-busy", "true");
+      }
+    });
+  }
+
+  function release(source, entry) {
+    if (inFlight.get(source) === entry) {
+      inFlight.delete(source);
+    }
+    buttonsOf(source).concat(entry.buttons).forEach(function (b) {
+      // A push that redrew the button meanwhile already gave it the server's state.
+      if (b.getAttribute("data-busy") === "true") {
+        b.removeAttribute("data-busy");
+        b.removeAttribute("aria-busy");
+        b.disabled = false;
+      }
+    });
+  }
+
+  document.addEventListener("htmx:config:request", function (evt) {
+    var ctx = evt.detail && evt.detail.ctx;
+    if (!isPost(ctx)) {
+      return;
+    }
+    var source = ctx.sourceElement;
+    if (inFlight.has(source)) {
+      evt.preventDefault(); // the second of a double click: the first is on its way
+      return;
+    }
+    var body = ctx.request.body;
+    var shown = shownVersion();
+    if (shown && body && typeof body.set === "function" && !body.has(KEY)) {
+      body.set(KEY, shown);
+    }
+    var entry = { buttons: buttonsOf(source), started: Date.now() };
+    inFlight.set(source, entry);
+    ctx.busyEntry = entry;
+    markBusy(entry.buttons);
+  });
+
+  // A push can redraw a form while its post is on the way: keep it busy until the answer.
+  function keepBusy() {
+    inFlight.forEach(function (entry, source) {
+      entry.buttons = buttonsOf(source);
+      markBusy(entry.buttons);
+    });
+  }
+  document.addEventListener("htmx:ws:after:message:incoming", keepBusy);
+  document.addEventListener("htmx:after:swap", keepBusy);
+
+  // --- failures ----------------------------------------------------------------------------
+
+  function labelOf(ctx) {
+    var source = ctx.sourceElement;
+    var button = (ctx.request && ctx.request.submitter) || buttonsOf(source)[0];
+    var text = button ? (button.getAttribute("aria-label") || button.textContent || "") : "";
+    text = text.replace(/\s+/g, " ").trim();
+    return text.length > 60 ? text.slice(0, 57) + "..." : text;
+  }
+
+  function copyBody(body) {
+    if (!body) {
+      return null;
+    }
+    return new URLSearchParams(body.toString());
+  }
+
+  function report(failure, why) {
+    var flash = document.getElementById("flash");
+    if (!flash) {
+      return;
+    }
+    var line = document.createElement("p");
+    line.className = "flash error post-failed";
+    line.setAttribute("data-testid", "post-failed");
+    var what = failure.label ? "\u201c" + failure.label + "\u201d" : "Your last action";
+    line.appendChild(
+      document.createTextNode(
+        why === "network"
+          ? what + " did not reach the server: the connection failed. It was not done " +
+              "twice; send it again when you are back online. "
+          : what + " failed on the server (error " + why + "). Sending it again is safe: " +
+              "it is done at most once. "
+      )
+    );
+    var again = document.createElement("button");
+    again.type = "button";
+    again.className = "button";
+    again.textContent = "Send again";
+    again.setAttribute("data-testid", "send-again");
+    again.addEventListener("click", function () {
+      again.disabled = true;
+      again.setAttribute("aria-busy", "true");
+      resend(failure);
+    });
+    line.appendChild(again);
+    flash.replaceChildren(line);
+  }
+
+  function failureOf(ctx) {
+    return {
+      action: ctx.request.action,
+      headers: Object.assign({}, ctx.request.headers),
+      body: copyBody(ctx.request.body),
+      label: labelOf(ctx),
+    };
+  }
+
+  function resend(failure) {
+    var headers = Object.assign({}, failure.headers, { "HX-Request": "true" });
+    fetch(failure.action, {
+      method: "POST",
+      headers: headers,
+      body: failure.body ? new URLSearchParams(failure.body.toString()) : null,
+      credentials: "same-origin",
+    })
+      .then(function (response) {
+        return response.text().then(function (text) {
+          if (response.status >= 500) {
+            report(failure, String(response.status));
+            return;
+          }
+          var flash = document.getElementById("flash");
+          if (flash) {
+            htmx.swap({ sourceElement: flash, target: flash, swap: "innerHTML", text: text });
+          }
+        });
+      })
+      .catch(function () {
+        report(failure, "network");
+      });
+  }
+
+  document.addEventListener("htmx:error", function (evt) {
+    var ctx = evt.detail && evt.detail.ctx;
+    if (!isPost(ctx) || ctx.response) {
+      return; // an answer came; only a request that got none is a network failure
+    }
+    report(failureOf(ctx), "network");
+  });
+
+  document.addEventListener("htmx:finally:request", function (evt) {
+    var ctx = evt.detail && evt.detail.ctx;
+    if (!isPost(ctx)) {
+      return;
+    }
+    if (ctx.response && ctx.response.status >= 500) {
+      report(failureOf(ctx), String(ctx.response.status));
+    }
+    var entry = ctx.busyEntry;
+    var source = ctx.sourceElement;
+    if (entry) {
+      var left = entry.started + HOLD_MS - Date.now();
+      if (left > 0) {
+        setTimeout(function () {
+          release(source, entry);
+        }, left);
+      } else {
+        release(source, entry);
+      }
+    }
+  });
+})();
