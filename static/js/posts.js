@@ -110,7 +110,14 @@
   function labelOf(ctx) {
     var source = ctx.sourceElement;
     var button = (ctx.request && ctx.request.submitter) || buttonsOf(source)[0];
-    var text = button ? (button.getAttribute("aria-label") || button.textContent || "") : "";
+    var text = "";
+    if (button) {
+      var copy = button.cloneNode(true);
+      copy.querySelectorAll(".cost-chip").forEach(function (chip) {
+        chip.remove(); // "Defensive Stance", not "Defensive Stance 1 AP"
+      });
+      text = button.getAttribute("aria-label") || copy.textContent || "";
+    }
     text = text.replace(/\s+/g, " ").trim();
     return text.length > 60 ? text.slice(0, 57) + "..." : text;
   }
@@ -133,11 +140,10 @@
     var what = failure.label ? "\u201c" + failure.label + "\u201d" : "Your last action";
     line.appendChild(
       document.createTextNode(
-        why === "network"
-          ? what + " did not reach the server: the connection failed. It was not done " +
-              "twice; send it again when you are back online. "
-          : what + " failed on the server (error " + why + "). Sending it again is safe: " +
-              "it is done at most once. "
+        (why === "network"
+          ? what + " may not have reached the server: the connection failed. "
+          : what + " failed on the server (error " + why + "). ") +
+          "Sending it again is safe: it is done at most once. "
       )
     );
     var again = document.createElement("button");
