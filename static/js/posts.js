@@ -22,7 +22,10 @@
   }
   var KEY = "form_key";
   var HOLD_MS = 600;
-  var inFlight = new Map(); // form (or source element) -> {buttons, started}
+  // What is on its way, by which button of which form it is ("the same button" is told by
+  // what it says and does, not by the element: a push may morph one button into another).
+  var inFlight = new Map(); // id -> {id, sigs, started}
+  var BUTTONS = "button:not([type=button]), input[type=submit]";
 
   function shownVersion() {
     var sync = document.getElementById("sync");
@@ -34,37 +37,50 @@
     return ctx && ctx.request && String(ctx.request.method).toUpperCase() === "POST";
   }
 
-  function buttonsOf(source) {
-    var form = source && (source.matches("form") ? source : source.closest("form"));
-    var scope = form || source;
-    if (!scope) {
-      return [];
-    }
-    var found = Array.prototype.slice.call(
-      scope.querySelectorAll("button:not([type=button]), input[type=submit]")
-    );
-    if (source.matches("button, input[type=submit]")) {
-      found.push(source);
-    }
-    return found;
+  function sig(b) {
+    var form = b.form || b.closest("form");
+    return [
+      form ? form.getAttribute("hx-post") || form.getAttribute("action") || "" : "",
+      b.getAttribute("data-testid") || "",
+      b.name || "",
+      b.value || "",
+      b.getAttribute("data-action") || "",
+    ].join("|");
   }
 
-  function markBusy(buttons) {
-    buttons.forEach(function (b) {
-      // Only what the page offered: a button the server disabled stays as it was.
-      if (b.isConnected && !b.disabled) {
-        b.disabled = true;
-        b.setAttribute("data-busy", "true");
-        b.setAttribute("aria-busy", "true");
+  function pressed(ctx) {
+    var submitter = ctx.request.submitter;
+    if (submitter) {
+      return [submitter];
+    }
+    var source = ctx.sourceElement;
+    if (source.matches("button, input[type=submit]")) {
+      return [source];
+    }
+    var form = source.matches("form") ? source : source.closest("form");
+    return form ? Array.prototype.slice.call(form.querySelectorAll(BUTTONS)) : [];
+  }
+
+  function each(sigs, fn) {
+    document.querySelectorAll(BUTTONS).forEach(function (b) {
+      if (sigs.indexOf(sig(b)) !== -1) {
+        fn(b);
       }
     });
   }
 
-  function release(source, entry) {
-    if (inFlight.get(source) === entry) {
-      inFlight.delete(source);
+  function markBusy(b) {
+    // Only what the page offered: a button the server disabled stays as it was.
+    if (!b.disabled) {
+      b.disabled = true;
+      b.setAttribute("data-busy", "true");
+      b.setAttribute("aria-busy", "true");
     }
-    buttonsOf(source).concat(entry.buttons).forEach(function (b) {
+  }
+
+  function release(entry) {
+    inFlight.delete(entry.id);
+    each(entry.sigs, function (b) {
       // A push that redrew the button meanwhile already gave it the server's state.
       if (b.getAttribute("data-busy") === "true") {
         b.removeAttribute("data-busy");
@@ -79,8 +95,10 @@
     if (!isPost(ctx)) {
       return;
     }
-    var source = ctx.sourceElement;
-    if (inFlight.has(source)) {
+    var buttons = pressed(ctx);
+    var sigs = buttons.map(sig);
+    var id = String(ctx.request.action) + "#" + sigs.join(",");
+    if (inFlight.has(id)) {
       evt.preventDefault(); // the second of a double click: the first is on its way
       return;
     }
@@ -89,17 +107,16 @@
     if (shown && body && typeof body.set === "function" && !body.has(KEY)) {
       body.set(KEY, shown);
     }
-    var entry = { buttons: buttonsOf(source), started: Date.now() };
-    inFlight.set(source, entry);
+    var entry = { id: id, sigs: sigs, started: Date.now() };
+    inFlight.set(id, entry);
     ctx.busyEntry = entry;
-    markBusy(entry.buttons);
+    buttons.forEach(markBusy);
   });
 
   // A push can redraw a form while its post is on the way: keep it busy until the answer.
   function keepBusy() {
-    inFlight.forEach(function (entry, source) {
-      entry.buttons = buttonsOf(source);
-      markBusy(entry.buttons);
+    inFlight.forEach(function (entry) {
+      each(entry.sigs, markBusy);
     });
   }
   document.addEventListener("htmx:ws:after:message:incoming", keepBusy);
@@ -108,8 +125,7 @@
   // --- failures ----------------------------------------------------------------------------
 
   function labelOf(ctx) {
-    var source = ctx.sourceElement;
-    var button = (ctx.request && ctx.request.submitter) || buttonsOf(source)[0];
+    var button = pressed(ctx)[0];
     var text = "";
     if (button) {
       var copy = button.cloneNode(true);
@@ -211,15 +227,14 @@
       report(failureOf(ctx), String(ctx.response.status));
     }
     var entry = ctx.busyEntry;
-    var source = ctx.sourceElement;
     if (entry) {
       var left = entry.started + HOLD_MS - Date.now();
       if (left > 0) {
         setTimeout(function () {
-          release(source, entry);
+          release(entry);
         }, left);
       } else {
-        release(source, entry);
+        release(entry);
       }
     }
   });
