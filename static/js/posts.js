@@ -6,9 +6,10 @@
  *    what the form says (combat/services.py `form_key`), so the same form sent again
  *    before the page has shown anything newer acts once and is answered as the first.
  * 2. Busy. From the moment a form is sent until its answer is in (and for at least
- *    HOLD_MS, the length of a double tap on a phone) its buttons are disabled and
- *    marked aria-busy, and the form takes no second submit. A push that redraws the
- *    form meanwhile does not make it clickable again.
+ *    HOLD_MS, the length of a double tap on a phone) the pressed button is disabled and
+ *    marked aria-busy, and the same button sends nothing more; the form's other buttons
+ *    and every other form stay free. A push that redraws the button meanwhile does not
+ *    make it clickable again.
  * 3. Failure. A post that gets no answer (the network failed) or a server error is
  *    reported in the flash region in words, with a "Send again" button that sends the
  *    very same request again: the same fields, the same key, so it can never act twice.
