@@ -220,6 +220,11 @@ def _bad_input(request: HttpRequest) -> HttpResponse | None:
 # --- answering a post ---------------------------------------------------------------------
 
 
+def _form_key(request: HttpRequest, viewer: Viewer) -> services.FormKey | None:
+    """The one-time key of this form post (services.form_key): a repeat acts once."""
+    return services.form_key(viewer, request.path, request.POST)
+
+
 def _notice(result: services.Result, viewer: Viewer, hidden: tuple[str, ...]) -> str:
     for ev in result.events:
         if viewer.is_gm or screens.event_shown(ev, hidden):
@@ -506,7 +511,9 @@ def gm_command(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     if limited := command_limit(request, f"user:{request.user.pk}"):
         return limited
     viewer = gm_viewer(enc)
-    result = services.run_command(enc.pk, viewer, forms.command_from_post(request.POST))
+    result = services.run_command(
+        enc.pk, viewer, forms.command_from_post(request.POST), form=_form_key(request, viewer)
+    )
     return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
 
 
@@ -528,7 +535,7 @@ def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
         return bad
     viewer = gm_viewer(enc)
     command = {"type": "add_combatant", **forms.combatant_fields(request.POST, enc.ruleset)}
-    result = services.run_command(enc.pk, viewer, command)
+    result = services.run_command(enc.pk, viewer, command, form=_form_key(request, viewer))
     seat_id = _seat_choice(enc, request.POST.get("seat"))
     if result.ok and seat_id:
         cid = next(e["data"]["id"] for e in result.events if e["kind"] == "combatant_added")
@@ -600,10 +607,12 @@ def combatant_edit(request: HtmxHttpRequest, encounter_id: int, cid: str) -> Htt
     viewer = gm_viewer(enc)
     back = reverse("gm_console", args=[enc.pk])
     changed = _changed_fields(state, cid, forms.combatant_fields(request.POST, enc.ruleset))
-    result = None
-    if changed:
+    key = _form_key(request, viewer)
+    # Sent twice, the second finds nothing changed: it answers as the first did.
+    result = services.replayed(enc.pk, viewer, key)
+    if result is None and changed:
         result = services.run_command(
-            enc.pk, viewer, {"type": "update_combatant", "actor": cid, **changed}
+            enc.pk, viewer, {"type": "update_combatant", "actor": cid, **changed}, form=key
         )
         if not result.ok:
             return answer(request, viewer, refusal=result.refusal, back=back)
@@ -658,7 +667,8 @@ def combatant_duplicate(request: HtmxHttpRequest, encounter_id: int, cid: str) -
         if s.per_combatant and s.key in c.mods:
             command[s.key] = c.mods[s.key]
     viewer = gm_viewer(enc)
-    result = services.run_command(enc.pk, viewer, command)
+    # The copy's number comes from the state, so only the form says whether it is a repeat.
+    result = services.run_command(enc.pk, viewer, command, form=_form_key(request, viewer))
     return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
 
 
@@ -831,7 +841,12 @@ def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
     if limited := command_limit(request, f"seat:{seat.pk}"):
         return limited
     viewer = seat_viewer(seat)
-    result = services.run_command(seat.encounter_id, viewer, forms.command_from_post(request.POST))
+    result = services.run_command(
+        seat.encounter_id,
+        viewer,
+        forms.command_from_post(request.POST),
+        form=_form_key(request, viewer),
+    )
     return answer_result(request, viewer, result, reverse("player", args=[token]))
 
 

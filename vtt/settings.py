@@ -333,6 +333,17 @@ FRAGMENT_CACHE_MB = env_int("VTT_FRAGMENT_CACHE_MB", 64)
 if FRAGMENT_CACHE_MB < 0:
     raise ImproperlyConfigured("VTT_FRAGMENT_CACHE_MB must be 0 (keep none) or more.")
 
+# Each live page tells its socket it is there every HEARTBEAT_SECONDS; a socket that says
+# nothing for PRESENCE_TIMEOUT_SECONDS (two heartbeats missed, and some slack) is closed
+# and leaves the GM's list of who is connected (0: never; the benchmark's sockets send no
+# heartbeat). Tests shorten both.
+HEARTBEAT_SECONDS = 15
+PRESENCE_TIMEOUT_SECONDS = env_int("VTT_PRESENCE_TIMEOUT", 40)
+if PRESENCE_TIMEOUT_SECONDS and PRESENCE_TIMEOUT_SECONDS <= 2 * HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured(
+        f"VTT_PRESENCE_TIMEOUT must be 0 or more than two heartbeats ({2 * HEARTBEAT_SECONDS} s)."
+    )
+
 # --- Security ----------------------------------------------------------------
 
 # Scripts and styles only from this origin, or inline with the per-response
