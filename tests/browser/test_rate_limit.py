@@ -12,14 +12,17 @@ from playwright.sync_api import expect
 
 from .conftest import arrive, open_person
 
+# All at once, as a script would: how many were accepted, or -1 if none was refused.
+# (One after another, a slow machine could spread them over more than one window.)
 FLOOD = """async ([url, most, actor]) => {
   const headers = JSON.parse(document.body.getAttribute("hx-headers:inherited"));
-  for (let i = 0; i < most; i++) {
-    const body = new URLSearchParams({type: "roll", dice: "1d6", actor});
-    const r = await fetch(url, {method: "POST", body, headers: {...headers, "HX-Request": "true"}});
-    if (r.status === 429) return i;
-  }
-  return -1;
+  const send = () => fetch(url, {
+    method: "POST",
+    body: new URLSearchParams({type: "roll", dice: "1d6", actor}),
+    headers: {...headers, "HX-Request": "true"},
+  }).then((r) => r.status);
+  const statuses = await Promise.all(Array.from({length: most}, send));
+  return statuses.includes(429) ? statuses.filter((s) => s === 200).length : -1;
 }"""
 
 
@@ -43,7 +46,9 @@ def test_a_flooding_seat_sees_the_wait_in_the_flash(make_table, browser, live_se
         status = 0
         for _ in range(3):
             accepted = p1.page.evaluate(FLOOD, [url, most + 5, t.ana])
-            assert 0 <= accepted <= most, accepted
+            if accepted < 0:
+                continue  # the flood straddled two windows: flood again
+            assert accepted <= most, accepted
             logged = LogEntry.objects.filter(encounter=t.enc).count()
             with p1.page.expect_response(lambda r: r.url.endswith(url)) as answer:
                 form.get_by_role("button", name="Roll").click()
