@@ -72,3 +72,13 @@ def audiences(
         elif role == Presence.SPECTATOR:
             public = True
     return gm, seats, public
+
+
+def on_link(viewer: Viewer) -> int:
+    """How many live sockets share this viewer's link (a seat's, or the spectators')."""
+    if viewer.role == PLAYER:
+        seat = viewer.seat_pk
+        return live(viewer.encounter_id).filter(role=Presence.PLAYER, seat_id=seat).count()
+    if viewer.role == SPECTATOR:
+        return live(viewer.encounter_id).filter(role=Presence.SPECTATOR).count()
+    return 0

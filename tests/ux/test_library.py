@@ -214,7 +214,7 @@ def test_export_holds_settings_combatants_and_log_and_no_secret(owner, client):
     r = client.get(f"/enc/{enc.pk}/export.json")
     assert r.status_code == 200
     assert 'filename="Bridge-fight.encounter.json"' in r["Content-Disposition"]
-    data = json.loads(r.content)
+    data = json.loads(r.getvalue())
     assert data["format"] == library.FORMAT and data["format_version"] == 1
     assert data["encounter"]["ruleset"] == "action_points"
     assert data["encounter"]["settings"]["attacks_per_turn"] == 2
@@ -223,14 +223,14 @@ def test_export_holds_settings_combatants_and_log_and_no_secret(owner, client):
     assert goblin["current_hp"] == 7 and goblin["hp"] == 10
     assert data["combatants"][2]["hidden"] is True
     assert any("Basic Attack" in ev["text"] for e in data["log"] for ev in e["events"])
-    body = r.content.decode()
+    body = r.getvalue().decode()
     assert seat.token not in body and str(enc.spectator_token) not in body
     assert "state_before" not in body
 
 
 def test_import_makes_a_new_encounter_with_the_same_combatants_and_history(owner, client):
     enc = fought(owner)
-    exported = client.get(f"/enc/{enc.pk}/export.json").content
+    exported = client.get(f"/enc/{enc.pk}/export.json").getvalue()
     upload = SimpleUploadedFile("fight.json", exported, content_type="application/json")
     r = client.post("/library/import/", {"file": upload})
     assert r.status_code == 302
