@@ -164,3 +164,21 @@ def test_a_server_error_offers_send_again(fight):
     assert LogEntry.objects.filter(encounter_id=t.enc.pk, command__type="end_turn").count() == 1
     assert "form_key=" in calls[0]  # the key the second send carried too
     gm.errors.clear()
+
+
+def test_a_phone_gone_offline_leaves_the_gm_list_within_45_s(fight):
+    """With the default settings, as served: Player 1's browser goes offline (its socket
+    may stay open on the server, silent); the GM's presence list says "not connected"
+    within 45 s of its last heartbeat, and "connected" again once it is back."""
+    t, people = fight
+    seat = people.gm.page.get_by_test_id(f"presence-seat-{t.seat1.pk}")
+    expect(seat).to_contain_text("Player 1 connected")
+    people.p1.context.set_offline(True)
+    offline_at = time.monotonic()
+    expect(seat).to_contain_text("Player 1 not connected", timeout=46_000)
+    took = time.monotonic() - offline_at
+    print(f"\nthe GM's list dropped the offline player {took:.1f} s after it went offline")
+    assert took <= 45
+    people.p1.context.set_offline(False)
+    expect(seat).to_contain_text("Player 1 connected")
+    expect(people.p1.page.get_by_test_id("connection")).to_contain_text("Back")
