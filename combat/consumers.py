@@ -54,12 +54,12 @@ from combat.models import Encounter, Seat
 REFUSED = 4403
 TOO_BIG = 4413  # like HTTP 413 (autobahn lets an application use 1000 and 3000-4999 only)
 TOO_MANY = 4429  # like HTTP 429
+SILENT = 4408  # like HTTP 408: no heartbeat came; a page that is still there reconnects
 LOGGED_OUT = 4401  # like HTTP 401: the GM's log-in ended (logged out, password changed)
 CROWDED = 4409  # like HTTP 409: this link already has as many sockets as it may
 # Sockets one link may hold at once, across every server process: a seat is one player
 # (a phone, a laptop, a tab or two); the spectators' link feeds a room's screens and streams.
 MAX_SOCKETS = {PLAYER: 8, SPECTATOR: 20}
-SILENT = 4408  # like HTTP 408: no heartbeat came; a page that is still there reconnects
 
 MAX_MESSAGE_BYTES = 64 * 1024
 BURST = 10
