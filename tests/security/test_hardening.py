@@ -21,7 +21,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings as django_settings
 from django.test import Client
 
-from combat.models import LogEntry
+from combat.models import Encounter, LogEntry
 
 from .conftest import Table, snapshot
 from .sockets import build, connect, socket, until_closed
@@ -87,6 +87,24 @@ async def test_logging_out_closes_the_gms_sockets():
     frames, code = await until_closed(comm, quiet=3)
     assert code == 4401
     assert any('data-testid="logged-out"' in f and "log in again" in f for f in frames)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_gm_socket_whose_encounter_is_gone_is_told_so_not_logged_out():
+    t, _, _ = await build()
+    client, cookie = await database_sync_to_async(_gm_client)(t.gm_user)
+    comm = socket(f"/ws/enc/{t.enc.pk}/gm/", cookie=cookie)
+    await connect(comm)
+
+    def delete() -> None:
+        Encounter.objects.filter(pk=t.enc.pk).delete()
+
+    await database_sync_to_async(delete)()
+    await comm.send_to(text_data='{"type": "resync"}')
+    frames, code = await until_closed(comm, quiet=3)
+    assert code == 4403
+    assert any('data-testid="encounter-gone"' in f for f in frames)
+    assert not any("logged-out" in f for f in frames)
 
 
 @pytest.mark.django_db(transaction=True)
