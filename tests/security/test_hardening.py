@@ -76,12 +76,18 @@ def _gm_client(user: Any) -> tuple[Client, str]:
     return client, client.cookies[django_settings.SESSION_COOKIE_NAME].value
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_logging_out_closes_the_gms_sockets():
+async def _gm_on_its_socket() -> tuple[Any, Client, Any]:
+    """A table, its GM logged in, and the GM's console socket, connected."""
     t, _, _ = await build()
     client, cookie = await database_sync_to_async(_gm_client)(t.gm_user)
     comm = socket(f"/ws/enc/{t.enc.pk}/gm/", cookie=cookie)
     await connect(comm)
+    return t, client, comm
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_logging_out_closes_the_gms_sockets():
+    _, client, comm = await _gm_on_its_socket()
     r = await database_sync_to_async(client.post)("/accounts/logout/")
     assert r.status_code in (200, 302)
     frames, code = await until_closed(comm, quiet=3)
@@ -91,10 +97,7 @@ async def test_logging_out_closes_the_gms_sockets():
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_gm_socket_whose_encounter_is_gone_is_told_so_not_logged_out():
-    t, _, _ = await build()
-    client, cookie = await database_sync_to_async(_gm_client)(t.gm_user)
-    comm = socket(f"/ws/enc/{t.enc.pk}/gm/", cookie=cookie)
-    await connect(comm)
+    t, _, comm = await _gm_on_its_socket()
 
     def delete() -> None:
         Encounter.objects.filter(pk=t.enc.pk).delete()
