@@ -1,17 +1,20 @@
 # Every target sets itself up: a fresh clone needs only Python >= 3.12 and make.
 # The virtualenv is rebuilt only when pyproject.toml changes.
 
-VENV := .venv
+# PYTHON picks the interpreter for a new virtualenv (CI builds one per supported
+# version: `make test VENV=.venv-3.12 PYTHON=python3.12`); by default the newest found.
+VENV ?= .venv
+PYTHON ?=
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 ARGS ?=
 
-.PHONY: run test bench lint typecheck setup clean
+.PHONY: run test bench lint typecheck check setup clean
 
 setup: $(STAMP)
 
 $(PY):
-	@python=$$(scripts/find-python) && echo "Creating $(VENV) with $$python" && \
+	@python=$$(scripts/find-python $(PYTHON)) && echo "Creating $(VENV) with $$python" && \
 		"$$python" -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(PY)
@@ -20,6 +23,7 @@ $(STAMP): pyproject.toml | $(PY)
 
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py seed_demo
 	$(PY) -m vtt.serve -b $${HOST:-127.0.0.1} -p $${PORT:-8000} vtt.asgi:application
 
@@ -36,5 +40,8 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# What CI runs before the tests: any finding fails it.
+check: lint typecheck
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis staticfiles *.egg-info
+	rm -rf .venv .venv-* .pytest_cache .ruff_cache .mypy_cache .hypothesis staticfiles *.egg-info

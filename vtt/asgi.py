@@ -16,8 +16,6 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from django.conf import settings  # noqa: E402
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
 import combat.routing  # noqa: E402
 from combat.access import SameOriginWebsocket  # noqa: E402
@@ -28,9 +26,8 @@ from vtt.single_process import refuse_second_process  # noqa: E402
 # sockets: refuse to start it (with the reason) before it binds its port.
 refuse_second_process()
 
-# Plain daphne serves no static files; in development (or with SERVE_STATIC=1)
-# Django serves them in-process so nothing else is needed.
-http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
+# Static files are served by ServeStatic's middleware inside Django (vtt/settings.py).
+http_app = django_asgi_app
 
 application = ProtocolTypeRouter(
     {

@@ -86,9 +86,13 @@ INSTALLED_APPS = [
     "combat",
 ]
 
+# Static files are served in-process unless SERVE_STATIC=0 (see "Static files" below).
+SERVE_STATIC = env_bool("SERVE_STATIC", True)
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    *(["whitenoise.middleware.WhiteNoiseMiddleware"] if SERVE_STATIC else []),
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -220,6 +224,39 @@ else:
         }
     }
 
+# --- Cache (rate limits) ----------------------------------------------------
+
+# The rate limits (combat/ratelimit.py) count in Django's cache. With REDIS_URL every
+# server process counts in the same place; without it each process counts for itself,
+# which is right for the one process the embedded server runs.
+if _redis_url:
+    CACHES: dict[str, dict[str, Any]] = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _redis_url,
+            "KEY_PREFIX": env_str("CACHE_PREFIX", "vtt"),
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Bounds on what one account, seat or token may store ------------------------
+
+# One import: the file, its log entries and combatants, and all it may store in total
+# (log and combatants), and how deeply its JSON may nest (docs/integrity.md).
+VTT_IMPORT_MAX_BYTES = env_int("VTT_IMPORT_MAX_BYTES", 2 * 1024 * 1024)
+VTT_IMPORT_MAX_ENTRIES = env_int("VTT_IMPORT_MAX_ENTRIES", 5000)
+VTT_IMPORT_MAX_COMBATANTS = env_int("VTT_IMPORT_MAX_COMBATANTS", 200)
+VTT_IMPORT_MAX_STORED_BYTES = env_int("VTT_IMPORT_MAX_STORED_BYTES", 8 * 1024 * 1024)
+VTT_IMPORT_MAX_DEPTH = env_int("VTT_IMPORT_MAX_DEPTH", 32)
+
+# Rate limits, each "at most N in W seconds" (a fixed window per seat, token or
+# account). Far above honest play: a player acts every few seconds, a GM imports a
+# few files a session and a household signs up a few accounts.
+VTT_RATE_COMMANDS = (env_int("VTT_RATE_COMMANDS", 60), 10)
+VTT_RATE_IMPORTS = (env_int("VTT_RATE_IMPORTS", 20), 3600)
+VTT_RATE_SIGNUPS = (env_int("VTT_RATE_SIGNUPS", 20), 3600)
+
 # --- Authentication ----------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -267,11 +304,25 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
-# vtt/asgi.py serves static files in-process when this is on, so `make run`
-# needs nothing but daphne. Production behind a web server can turn it off.
-SERVE_STATIC = env_bool("SERVE_STATIC", DEBUG)
+# WhiteNoise serves static files from the app itself, inside the middleware chain behind
+# SecurityMiddleware and the CSP middleware, so they carry the same headers as pages. In
+# development it reads the files in place and sees edits at once; in production
+# (`DJANGO_DEBUG=0`) it serves what `manage.py collectstatic` wrote (`make run` runs it):
+# hashed names cached for a year and more, with gzip and brotli variants. A site whose
+# web server serves /static/ itself can turn it off with SERVE_STATIC=0 (read above,
+# where the middleware is listed). Why WhiteNoise and not ServeStatic: docs/decisions.md.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 # --- Pushes --------------------------------------------------------------------
 
@@ -281,6 +332,17 @@ SERVE_STATIC = env_bool("SERVE_STATIC", DEBUG)
 FRAGMENT_CACHE_MB = env_int("VTT_FRAGMENT_CACHE_MB", 64)
 if FRAGMENT_CACHE_MB < 0:
     raise ImproperlyConfigured("VTT_FRAGMENT_CACHE_MB must be 0 (keep none) or more.")
+
+# Each live page tells its socket it is there every HEARTBEAT_SECONDS; a socket that says
+# nothing for PRESENCE_TIMEOUT_SECONDS (two heartbeats missed, and some slack) is closed
+# and leaves the GM's list of who is connected (0: never; the benchmark's sockets send no
+# heartbeat). Tests shorten both.
+HEARTBEAT_SECONDS = 15
+PRESENCE_TIMEOUT_SECONDS = env_int("VTT_PRESENCE_TIMEOUT", 40)
+if PRESENCE_TIMEOUT_SECONDS and PRESENCE_TIMEOUT_SECONDS <= 2 * HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured(
+        f"VTT_PRESENCE_TIMEOUT must be 0 or more than two heartbeats ({2 * HEARTBEAT_SECONDS} s)."
+    )
 
 # --- Security ----------------------------------------------------------------
 
@@ -307,9 +369,8 @@ CSRF_FAILURE_VIEW = "combat.views.csrf_failure"
 # Forms here are small (the combatant form is about a hundred fields, its longest value
 # 2000 characters); anything far bigger is refused with a 400 before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
-# The largest encounter export that can be imported (combat/library.py). The proxy's body
-# limit in docs/deploy.md is this plus DATA_UPLOAD_MAX_MEMORY_SIZE (a test keeps them equal).
-IMPORT_MAX_BYTES = 2 * 1024 * 1024
+# The proxy's body limit in docs/deploy.md is VTT_IMPORT_MAX_BYTES (the largest encounter
+# export that can be imported, set above) plus this (a test keeps them equal).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 500
 
 X_FRAME_OPTIONS = "DENY"

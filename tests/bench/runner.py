@@ -24,6 +24,7 @@ from tests.bench.servers import (
     PRODUCTION,
     Daphne,
     clean_env,
+    collect_static,
     drop_postgres_database_later,
     migrated_postgres_database,
     migrated_sqlite_file,
@@ -92,13 +93,19 @@ class Stack:
     def embedded(cls, workdir: Path) -> Stack:
         db = workdir / "embedded.sqlite3"
         # Production switches (DEBUG off); one database connection per request, as under ASGI.
-        env = clean_env(**PRODUCTION, DATABASE_URL=f"sqlite:///{db}")
+        env = clean_env(
+            **PRODUCTION, DATABASE_URL=f"sqlite:///{db}", DJANGO_STATIC_ROOT=str(workdir / "static")
+        )
         migrated_sqlite_file(db, env)
+        collect_static(env)
         return cls("embedded", "embedded: SQLite + in-memory layer, 1 daphne", 1, workdir, env)
 
     @classmethod
     def scaleout(cls, workdir: Path) -> Stack:
-        env = clean_env(**PRODUCTION, REDIS_URL=redis_url())
+        env = clean_env(
+            **PRODUCTION, REDIS_URL=redis_url(), DJANGO_STATIC_ROOT=str(workdir / "static")
+        )
+        collect_static(env)
         name, url = migrated_postgres_database("vtt_bench", env)
         # Our own prefix: other test runs on the same Redis must not hear our pushes.
         env.update(DATABASE_URL=url, CHANNEL_LAYER_PREFIX=name)

@@ -42,6 +42,8 @@ PRODUCTION = {
     "DJANGO_SECRET_KEY": "bench-" + "k3y-" * 12,
     "DJANGO_ALLOWED_HOSTS": HOST,
     "DJANGO_SECURE_SSL_REDIRECT": "0",
+    # The benchmark's sockets send no heartbeat: a silent one must not be closed mid-run.
+    "VTT_PRESENCE_TIMEOUT": "0",
 }
 
 
@@ -173,9 +175,10 @@ def migrated_sqlite_file(dest: Path, env: Mapping[str, str]) -> Path:
     return dest
 
 
-def migrate(env: Mapping[str, str], timeout: float = 120) -> None:
+def manage(env: Mapping[str, str], *args: str, timeout: float = 120) -> None:
+    """Run `manage.py args` in the project with `env`; raise with its output if it fails."""
     result = subprocess.run(
-        [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
+        [PYTHON, "manage.py", *args],
         cwd=ROOT,
         env=dict(env),
         capture_output=True,
@@ -183,7 +186,16 @@ def migrate(env: Mapping[str, str], timeout: float = 120) -> None:
         timeout=timeout,
     )
     if result.returncode != 0:
-        raise RuntimeError(f"migrate failed:\n{result.stdout}\n{result.stderr}")
+        raise RuntimeError(f"{args[0]} failed:\n{result.stdout}\n{result.stderr}")
+
+
+def collect_static(env: Mapping[str, str]) -> None:
+    """Production pages link hashed static names: write them (and the manifest) first."""
+    manage(env, "collectstatic", "--noinput", "-v", "0")
+
+
+def migrate(env: Mapping[str, str], timeout: float = 120) -> None:
+    manage(env, "migrate", "--noinput", "-v", "0", timeout=timeout)
 
 
 def run_module(module: str, env: Mapping[str, str], stdin: str = "", timeout: float = 300) -> str:
