@@ -524,6 +524,8 @@ def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
     if bad := _bad_input(request):
         return bad
+    if limited := command_limit(request, f"user:{request.user.pk}"):
+        return limited
     viewer = gm_viewer(enc)
     command = {"type": "add_combatant", **forms.combatant_fields(request.POST, enc.ruleset)}
     result = services.run_command(enc.pk, viewer, command)
@@ -637,6 +639,8 @@ def combatant_duplicate(request: HtmxHttpRequest, encounter_id: int, cid: str) -
     c = state.combatants.get(cid)
     if c is None:
         raise Http404("No such combatant.")
+    if limited := command_limit(request, f"user:{request.user.pk}"):
+        return limited
     rs = get_ruleset(state.ruleset)
     command: dict[str, Any] = {
         "type": "add_combatant",
