@@ -9,11 +9,15 @@ What a browser sends is bounded before anything else is done with it. A
 message over 64 KiB closes the socket (4413). Messages beyond a token bucket
 per socket (10 at once, then 2 a second) are dropped unread; a socket that
 keeps sending past it (120 dropped, forgiven at one a second) is closed (4429).
-A page sends a heartbeat every 20 s and a resync when it notices a gap, but
+A page sends a heartbeat every 15 s and a resync when it notices a gap, but
 htmx queues what it could not send while disconnected and sends it all on
 reconnect: that burst is dropped, not punished. Both close codes are outside
 htmx's reconnect list, so a page that misbehaves stops instead of coming back
 to do it again; it is told why first.
+
+A socket that says nothing for PRESENCE_TIMEOUT_SECONDS (a phone that went offline
+leaves its connection open but silent) leaves the GM's list of who is connected at
+once and is closed with SILENT, which the pages reconnect on (static/js/sync.js).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
 from combat import broadcast, fanout, presence
 from combat.access import (
@@ -50,6 +55,11 @@ REFUSED = 4403
 TOO_BIG = 4413  # like HTTP 413 (autobahn lets an application use 1000 and 3000-4999 only)
 TOO_MANY = 4429  # like HTTP 429
 LOGGED_OUT = 4401  # like HTTP 401: the GM's log-in ended (logged out, password changed)
+CROWDED = 4409  # like HTTP 409: this link already has as many sockets as it may
+# Sockets one link may hold at once, across every server process: a seat is one player
+# (a phone, a laptop, a tab or two); the spectators' link feeds a room's screens and streams.
+MAX_SOCKETS = {PLAYER: 8, SPECTATOR: 20}
+SILENT = 4408  # like HTTP 408: no heartbeat came; a page that is still there reconnects
 
 MAX_MESSAGE_BYTES = 64 * 1024
 BURST = 10
@@ -201,11 +211,16 @@ class TableConsumer(AsyncWebsocketConsumer):
     bucket: TokenBucket | None = None
     strikes: TokenBucket | None = None
 
+    watchdog: asyncio.Task[None] | None = None
+    heard: float = 0.0  # when the browser last sent anything (time.monotonic)
+
     async def dispatch(self, message: dict[str, Any]) -> None:
         if message.get("type") in _PUSH_TYPES:
             handler = getattr(self, message["type"].replace(".", "_"))
             await handler(message)
             return
+        if message.get("type") == "websocket.receive":
+            self.heard = time.monotonic()  # a message dropped unread still says "here"
         # Before Channels' dispatch, which hops to the database thread for every event:
         # a flood is turned away here at the cost of a subtraction.
         if message.get("type") == "websocket.receive" and not await self.admit(message):
@@ -251,6 +266,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         for group in self.groups_joined:
             await fanout.join(group, self)
         await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
+        if await self.crowded():
+            return
         # The whole view re-checks the link now that the socket is in its group: a link
         # replaced between the check above and joining (whose close this socket missed)
         # gets nothing but the notice that it no longer works.
@@ -258,6 +275,27 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.gone:
             return
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
+        self.heard = time.monotonic()
+        if settings.PRESENCE_TIMEOUT_SECONDS:
+            self.watchdog = asyncio.get_running_loop().create_task(
+                self.watch(float(settings.PRESENCE_TIMEOUT_SECONDS))
+            )
+
+    async def watch(self, timeout: float) -> None:
+        """Drop this socket from the GM's list, and close it, once it has been silent for
+        `timeout` seconds: the page's heartbeats stopped (offline, asleep, gone)."""
+        assert self.viewer is not None
+        while not self.gone:
+            wait = self.heard + timeout - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            self.gone = True
+            # Now, not when the close handshake ends: a vanished phone never answers it.
+            await database_sync_to_async(presence.leave)(self.channel_name)
+            await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
+            await self.close(code=SILENT)
+            return
 
     def authenticate(self, kwargs: dict[str, Any]) -> Viewer | None:
         if self.role == GM:
@@ -280,6 +318,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.viewer is None:
             return
+        if self.watchdog is not None and not self.watchdog.done():
+            self.watchdog.cancel()
         await fanout.leave(self.group, self)
         for group in self.groups_joined:
             await fanout.leave(group, self)
@@ -434,6 +474,24 @@ class TableConsumer(AsyncWebsocketConsumer):
         ok = await database_sync_to_async(self.recheck)()
         if not ok:
             await self.link_gone()
+
+    async def crowded(self) -> bool:
+        """Close this socket (4409, with the reason) if its link holds too many already.
+        Counted after joining, this socket included, so two at once cannot both slip in."""
+        assert self.viewer is not None
+        cap = MAX_SOCKETS.get(self.role)
+        if cap is None:
+            return False
+        count = await database_sync_to_async(presence.on_link)(self.viewer)
+        if count <= cap:
+            return False
+        who = "player link" if self.role == PLAYER else "spectator link"
+        reason = f"This {who} already has {cap} open pages; close one and reload."
+        self.gone = True
+        await database_sync_to_async(presence.leave)(self.channel_name)  # not one of them
+        await self.send(text_data=_notice("socket-crowded", reason))
+        await self.close(code=CROWDED, reason=reason)
+        return True
 
     def check_soon(self) -> None:
         """Re-check this socket's link in a task of its own (pushes are handed out in line)."""

@@ -124,22 +124,32 @@ def numbered_names(state: State, base: str, count: int) -> list[str]:
 
 
 def add_copies(
-    enc: Encounter, viewer: Viewer, fields: dict[str, Any], count: int
+    enc: Encounter,
+    viewer: Viewer,
+    fields: dict[str, Any],
+    count: int,
+    form: services.FormKey | None = None,
 ) -> tuple[list[str], Refusal | None]:
     """Add `count` combatants made from `fields`, numbered; stops at the first refusal.
 
     Each is one add_combatant command through the one write path (so each can be undone
-    on its own, and each is checked by the rules engine).
+    on its own, and each is checked by the rules engine). With the page's `form` key,
+    copy n is keyed `<key>:n`: the same form sent twice adds the copies once, and the
+    answer names the copies the first one added.
     """
     state = screens.load_state(enc)
     base = base_name(str(fields.get("name") or "Combatant"))
     added: list[str] = []
-    for name in numbered_names(state, base, count):
+    for n, name in enumerate(numbered_names(state, base, count), 1):
+        copy = services.FormKey(f"{form.key}:{n}", form.asked) if form else None
         result = services.run_command(
-            enc.pk, viewer, {"type": "add_combatant", **fields, "name": name}
+            enc.pk, viewer, {"type": "add_combatant", **fields, "name": name}, form=copy
         )
         if not result.ok:
             return added, result.refusal
+        if result.replayed:
+            actor = next((e["actor"] for e in result.events if e.get("actor")), None)
+            name = screens.load_state(Encounter.objects.get(pk=enc.pk)).name_of(actor)
         added.append(name)
     return added, None
 
@@ -653,7 +663,8 @@ def add_from_template(request: HttpRequest, encounter_id: int) -> HttpResponse:
         bad = Refusal("bad_option", f"How many: a whole number from 1 to {MAX_COPIES}.")
         return answer(request, viewer, refusal=bad, back=back)  # type: ignore[arg-type]
     fields = {**fields_for(enc.ruleset, template.data), "name": template.name}
-    added, refusal = add_copies(enc, viewer, fields, count)
+    form = services.form_key(viewer, request.path, request.POST)
+    added, refusal = add_copies(enc, viewer, fields, count, form)
     if refusal is not None and not added:
         return answer(request, viewer, refusal=refusal, back=back)  # type: ignore[arg-type]
     notice = f"Added {', '.join(added)}."

@@ -271,14 +271,14 @@ def combatant_card(
     *,
     audience: str,
     visible: list[str],
-    names: tuple[str, ...],
+    hidden: tuple[str, ...],
     with_actions: bool,
     seat_of: dict[str, Seat] | None = None,
     shared: Shared | None = None,
 ) -> dict[str, Any]:
     shared = Shared() if shared is None else shared
     # Players and spectators see the same card of a combatant (only the GM's has more).
-    key = ("card", cid, with_actions, tuple(visible), tuple(names))
+    key = ("card", cid, with_actions, tuple(visible), hidden)
     if audience != GM and key in shared:
         return shared[key]
     c = state.combatants[cid]
@@ -299,7 +299,7 @@ def combatant_card(
         "initiative_bonus": c.initiative_bonus,
         "group": state.groups[c.group].name if c.group and c.group in state.groups else "",
         "resources": widgets(state, cid),
-        "effects": [effect_text(e, names) for e in c.effects],
+        "effects": [effect_text(e, hidden) for e in c.effects],
         "engaged": [{"id": i, "name": state.combatants[i].name} for i in c.engaged if i in visible],
         "carry": c.carry,
         "prepared": c.prepared,
@@ -318,7 +318,7 @@ def combatant_card(
     }
     if with_actions:
         # The same for the GM and the player of this combatant, unless someone is hidden.
-        panel = ("actions", cid, tuple(visible), tuple(names))
+        panel = ("actions", cid, tuple(visible), hidden)
         actions = card["actions"] = shared.get_or(panel, lambda: action_panel(state, cid, visible))
         card["actions_now"] = shared.get_or(
             ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
@@ -352,24 +352,24 @@ def _can_take_turn(state: State, cid: str) -> bool:
     )
 
 
-def log_lines(entries: Iterable[Entry], audience: str, names: tuple[str, ...]) -> KeyedList:
+def log_lines(entries: Iterable[Entry], audience: str, hidden: tuple[str, ...]) -> KeyedList:
     """The newest lines first; for players and spectators only what they may see."""
     lines: list[KeyedDict] = []
     for entry in entries:
-        for line in _entry_lines(entry, audience == GM, names):
+        for line in _entry_lines(entry, audience == GM, hidden):
             lines.append(line)
             if len(lines) >= LOG_LINES:
                 return KeyedList(lines)
     return KeyedList(lines)
 
 
-def _entry_lines(entry: Entry, gm: bool, names: tuple[str, ...]) -> list[KeyedDict]:
+def _entry_lines(entry: Entry, gm: bool, hidden: tuple[str, ...]) -> list[KeyedDict]:
     """One entry's lines, newest first, for the GM or for everyone else.
 
     Kept per process like the events they come from, so a push builds only the new
     entry's lines; they are shared by every push that shows them and never changed.
     """
-    key = (entry.key, gm, tuple(names), entry.undone)
+    key = (entry.key, gm, hidden, entry.undone)
     with _EVENTS_LOCK:
         known = _LINES.get(key)
         if known is not None:
@@ -377,7 +377,7 @@ def _entry_lines(entry: Entry, gm: bool, names: tuple[str, ...]) -> list[KeyedDi
             return known
     lines: list[KeyedDict] = []
     for ev in reversed(entry.events):
-        if not gm and not event_shown(ev, names):
+        if not gm and not event_shown(ev, hidden):
             continue
         text = ev.get("text", "")
         # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
@@ -410,6 +410,7 @@ class Entry:
     # (id, creation time): the same entry in every push (see _EVENTS); no time, no reuse.
     key: tuple[int, Any] = (0, None)
     kind: str = LogEntry.COMMAND
+    seat_id: int | None = None  # the seat that sent the command (None: the GM)
 
 
 # The events of a log entry never change once it is written (undo only marks it undone):
@@ -428,7 +429,9 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     once per process (docs/performance.md).
     """
     rows = list(
-        enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone", "kind")[:LOG_LINES]
+        enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone", "kind", "seat_id")[
+            :LOG_LINES
+        ]
     )
     with _EVENTS_LOCK:
         missing = [row[0] for row in rows if row[:2] not in _EVENTS]
@@ -442,10 +445,10 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     with _EVENTS_LOCK:
         found = [_EVENTS.get(row[:2]) for row in rows]
     out = []
-    for (pk, created, seq, undone, kind), events in zip(rows, found, strict=True):
+    for (pk, created, seq, undone, kind, seat_id), events in zip(rows, found, strict=True):
         if events is None:  # pushed out meanwhile by other tables: read it again
             events = LogEntry.objects.get(pk=pk).events
-        out.append(Entry(seq, events, undone, (pk, created), kind))
+        out.append(Entry(seq, events, undone, (pk, created), kind, seat_id))
     return out
 
 
@@ -463,6 +466,43 @@ def remember_events(entry: LogEntry) -> None:
 def _trim_events() -> None:
     while len(_EVENTS) > _EVENTS_MAX:
         _EVENTS.popitem(last=False)
+
+
+# Whose turn it is, rounds and initiative: the page shows them already ("Your turn").
+FLOW_KINDS = frozenset(
+    {"turn", "round", "end_turn", "combat_start", "combat_end", "initiative", "seize_window"}
+)
+
+
+def seat_notice(
+    entries: Iterable[Entry], seat: Seat, hidden: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """What just happened to this seat, for the notice at the top of its page (issue 12
+    item 3): the outcome of its own last command (hit or miss, damage, what it cost), or
+    what someone else's command did to one of its combatants (hit, prompted to react,
+    defeated). Only the newest such command, and only while no later command has begun a
+    turn: a notice never outlives the turn it belongs to. Lines are chosen by the ids they
+    involve, as the log's are, so a hidden combatant's deeds never show."""
+    controls = set(seat.combatant_ids)
+    for entry in entries:  # newest first
+        if not entry.undone:
+            shown = [ev for ev in entry.events if event_shown(ev, hidden)]
+            own = entry.seat_id == seat.pk and entry.kind == LogEntry.COMMAND
+            touched = [
+                ev
+                for ev in shown
+                if ev.get("kind") not in FLOW_KINDS and controls & set(ev.get("involved") or ())
+            ]
+            lines = shown if own else touched
+            if lines:
+                return {
+                    "seq": entry.seq,
+                    "own": own,
+                    "lines": [str(ev.get("text", "")) for ev in lines],
+                }
+        if any(ev.get("kind") in ("turn", "round", "combat_end") for ev in entry.events):
+            return None
+    return None
 
 
 def can_undo(enc: Encounter, entries: list[Entry]) -> bool:
@@ -531,8 +571,8 @@ def _common(
     rs = get_ruleset(state.ruleset)
     data = shared.get_or(("redacted", audience), lambda: redacted(state, audience))
     visible = list(data["combatants"])
-    # `names` is the hidden ids: what a card, a log line or a panel is kept apart by.
-    names = () if audience == GM else shared.get_or("hidden", lambda: hidden_ids(state))
+    # The hidden ids: what a card, a log line or a panel is kept apart by.
+    hidden = () if audience == GM else shared.get_or("hidden", lambda: hidden_ids(state))
     ids = display_order(state, visible, data["order"])
     turn = data.get("turn")
     rows = order_rows(state, ids, turn, data["acted"], controls, audience)
@@ -559,11 +599,11 @@ def _common(
         "log": shared.get_or(
             ("log", audience),
             lambda: log_lines(
-                shared.get_or("entries", lambda: recent_entries(enc)), audience, names
+                shared.get_or("entries", lambda: recent_entries(enc)), audience, hidden
             ),
         ),
         "_visible": visible,
-        "_names": names,
+        "_hidden": hidden,
     }
 
 
@@ -577,7 +617,7 @@ def gm_context(
     seats = shared.get_or("seats", lambda: list(enc.seats.all()))
     seat_of = {cid: s for s in seats if not s.revoked for cid in s.combatant_ids}
     ctx = _common(enc, state, GM, set(state.combatants), shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     presence = presence_counts(enc, seats, shared.get("presence"))
     ctx["combatants"] = [
         combatant_card(
@@ -585,7 +625,7 @@ def gm_context(
             cid,
             audience=GM,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=True,
             seat_of=seat_of,
             shared=shared,
@@ -636,19 +676,20 @@ def player_context(
     state = state or load_state(enc)
     controls = set(seat.combatant_ids)
     ctx = _common(enc, state, PLAYER, controls, shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     ctx["seat"] = seat
     # Relative to the page (/p/<token>/): the token never appears in a pushed fragment, so
     # a frame that reaches the holder of a replaced link teaches them nothing.
     ctx["post_url"] = "command/"
     ctx["summary_url"] = "summary/"
+    ctx["notice"] = seat_notice(shared["entries"], seat, hidden)
     ctx["panels"] = [
         combatant_card(
             state,
             cid,
             audience=PLAYER,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=True,
             shared=shared,
         )
@@ -661,7 +702,7 @@ def player_context(
             r["id"],
             audience=PLAYER,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=False,
             shared=shared,
         )
@@ -677,14 +718,14 @@ def public_context(
     shared = Shared() if shared is None else shared
     state = state or load_state(enc)
     ctx = _common(enc, state, PUBLIC, set(), shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     ctx["roster"] = [
         combatant_card(
             state,
             r["id"],
             audience=PUBLIC,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=False,
             shared=shared,
         )

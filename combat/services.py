@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -55,6 +56,58 @@ class Result:
 def _request_hash(command: dict[str, Any]) -> str:
     body = json.dumps(command, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(body.encode()).hexdigest()
+
+
+# --- the pages' one-time keys --------------------------------------------------------------
+#
+# A page's form posts carry the version the page was showing (`form_key`, added by
+# static/js/posts.js from the #sync element every render of a live page carries). The key
+# of such a post is made here from who posts, that version and what the form says, and
+# goes through the same idempotency check as the API's Idempotency-Key: the same form sent
+# again before the page has shown anything newer (a double click, a queued second tap, a
+# "Send again" after a lost answer) is answered with the first answer and acts once. A
+# page that has since shown a newer version makes a new key, so doing the same thing again
+# on purpose works. The scope is taken from the viewer, never from the form, so one
+# audience's key is never another's.
+
+FORM_KEY_FIELD = "form_key"
+_NOT_ASKED = ("csrfmiddlewaretoken", FORM_KEY_FIELD)
+_RENDER = re.compile(r"[0-9]{1,12}")
+
+
+@dataclass(frozen=True)
+class FormKey:
+    """The idempotency key of one form post and the digest of what it asked."""
+
+    key: str
+    asked: dict[str, Any]
+
+
+def form_key(viewer: Viewer, path: str, posted: Any) -> FormKey | None:
+    """The key of a page's form post, or None when it carries no (well-formed) render."""
+    render = posted.get(FORM_KEY_FIELD) or ""
+    if not _RENDER.fullmatch(render):
+        return None
+    fields = sorted((k, posted.getlist(k)) for k in posted if k not in _NOT_ASKED)
+    asked = {"path": path, "fields": fields}
+    digest = _request_hash(asked)[:40]
+    scope = "gm" if viewer.role == GM else f"seat{viewer.seat_id}"
+    return FormKey(f"form:{scope}:{render}:{digest}", asked)
+
+
+def replayed(encounter_id: int, viewer: Viewer, key: FormKey | None) -> Result | None:
+    """The first answer to this form post, if it was already acted on (else None)."""
+    if key is None:
+        return None
+    done = LogEntry.objects.filter(encounter_id=encounter_id, idempotency_key=key.key).first()
+    if done is None or done.request_hash != _digest(viewer, key.asked):
+        return None
+    return Result(True, done.version, done.events, replayed=True, seq=done.seq)
+
+
+def _digest(viewer: Viewer, asked: Any) -> str:
+    # Who sent it is part of the request: another seat reusing a key is refused, not replayed.
+    return _request_hash({"command": asked, "role": viewer.role, "seat": viewer.seat_id})
 
 
 def _publish_on_commit(enc: Encounter) -> None:
@@ -167,20 +220,23 @@ def run_command(
     command: Any,
     idempotency_key: str | None = None,
     expected_version: int | None = None,
+    form: FormKey | None = None,
 ) -> Result:
     """Apply one command for `actor_seat` and log it; a refusal changes nothing.
 
     `by` is set here from the viewer, whatever the command says. With an
     idempotency key, the same key and the same command return the first answer
     without acting again; the same key with a different command is refused.
+    A page's form post passes its `form` key instead: what counts as "the same"
+    is then what the form posted (a copy's name, worked out from the state, differs
+    the second time; the form that asked for it does not).
     """
     if not isinstance(command, dict) or not isinstance(command.get("type"), str):
         return Result.refused("bad_command", "A command must be an object with a type.")
     command = {k: v for k, v in command.items() if k != "by"}
-    # Who sent it is part of the request: another seat reusing a key is refused, not replayed.
-    digest = _request_hash(
-        {"command": command, "role": actor_seat.role, "seat": actor_seat.seat_id}
-    )
+    if form is not None:
+        idempotency_key = form.key
+    digest = _digest(actor_seat, form.asked if form is not None else command)
     command["by"] = "gm" if actor_seat.role == GM else "player"
 
     with transaction.atomic():

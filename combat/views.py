@@ -22,6 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import Resolver404, reverse
+from django.views.decorators.cache import never_cache
 from django_htmx.middleware import HtmxDetails
 
 from combat import api, forms, ratelimit, screens, services
@@ -217,6 +218,11 @@ def _bad_input(request: HttpRequest) -> HttpResponse | None:
 
 
 # --- answering a post ---------------------------------------------------------------------
+
+
+def _form_key(request: HttpRequest, viewer: Viewer) -> services.FormKey | None:
+    """The one-time key of this form post (services.form_key): a repeat acts once."""
+    return services.form_key(viewer, request.path, request.POST)
 
 
 def _notice(result: services.Result, viewer: Viewer, hidden: tuple[str, ...]) -> str:
@@ -481,6 +487,7 @@ def _console(
     return render(request, "combat/gm.html", ctx)
 
 
+@never_cache  # it holds the secret links
 @login_required
 @require_GET
 def gm_console(request: HttpRequest, encounter_id: int) -> HttpResponse:
@@ -497,7 +504,9 @@ def gm_command(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     if limited := command_limit(request, f"user:{request.user.pk}"):
         return limited
     viewer = gm_viewer(enc)
-    result = services.run_command(enc.pk, viewer, forms.command_from_post(request.POST))
+    result = services.run_command(
+        enc.pk, viewer, forms.command_from_post(request.POST), form=_form_key(request, viewer)
+    )
     return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
 
 
@@ -521,7 +530,7 @@ def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
         return limited
     viewer = gm_viewer(enc)
     command = {"type": "add_combatant", **forms.combatant_fields(request.POST, enc.ruleset)}
-    result = services.run_command(enc.pk, viewer, command)
+    result = services.run_command(enc.pk, viewer, command, form=_form_key(request, viewer))
     seat_id = _seat_choice(enc, request.POST.get("seat"))
     if result.ok and seat_id:
         cid = next(e["data"]["id"] for e in result.events if e["kind"] == "combatant_added")
@@ -593,10 +602,12 @@ def combatant_edit(request: HtmxHttpRequest, encounter_id: int, cid: str) -> Htt
     viewer = gm_viewer(enc)
     back = reverse("gm_console", args=[enc.pk])
     changed = _changed_fields(state, cid, forms.combatant_fields(request.POST, enc.ruleset))
-    result = None
-    if changed:
+    key = _form_key(request, viewer)
+    # Sent twice, the second finds nothing changed: it answers as the first did.
+    result = services.replayed(enc.pk, viewer, key)
+    if result is None and changed:
         result = services.run_command(
-            enc.pk, viewer, {"type": "update_combatant", "actor": cid, **changed}
+            enc.pk, viewer, {"type": "update_combatant", "actor": cid, **changed}, form=key
         )
         if not result.ok:
             return answer(request, viewer, refusal=result.refusal, back=back)
@@ -653,7 +664,8 @@ def combatant_duplicate(request: HtmxHttpRequest, encounter_id: int, cid: str) -
         if s.per_combatant and s.key in c.mods:
             command[s.key] = c.mods[s.key]
     viewer = gm_viewer(enc)
-    result = services.run_command(enc.pk, viewer, command)
+    # The copy's number comes from the state, so only the form says whether it is a repeat.
+    result = services.run_command(enc.pk, viewer, command, form=_form_key(request, viewer))
     return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
 
 
@@ -678,6 +690,7 @@ def _links_oob(enc: Encounter) -> str:
     return render_to_string("combat/gm.html#links", {**screens.gm_links(enc), "oob": True})
 
 
+@never_cache
 @login_required
 @require_GET
 def gm_links(request: HttpRequest, encounter_id: int) -> HttpResponse:
@@ -715,8 +728,15 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
 @require_POST
 def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
-    if not enc.seats.filter(pk=seat_id).exists():
+    seat = enc.seats.filter(pk=seat_id).first()
+    if seat is None:
         raise Http404("No such seat in this encounter.")
+    if request.POST.get("confirm") != "yes":
+        # Cutting a player off cannot be taken back (only replaced): ask first.
+        ctx = {"enc": enc, "seat": seat}
+        if request.htmx:
+            return render(request, "combat/revoke_confirm.html#question", ctx)
+        return render(request, "combat/revoke_confirm.html", ctx)
     services.revoke_seat(enc.pk, seat_id)
     back = reverse("gm_console", args=[enc.pk])
     return answer(
@@ -818,7 +838,12 @@ def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
     if limited := command_limit(request, f"seat:{seat.pk}"):
         return limited
     viewer = seat_viewer(seat)
-    result = services.run_command(seat.encounter_id, viewer, forms.command_from_post(request.POST))
+    result = services.run_command(
+        seat.encounter_id,
+        viewer,
+        forms.command_from_post(request.POST),
+        form=_form_key(request, viewer),
+    )
     return answer_result(request, viewer, result, reverse("player", args=[token]))
 
 

@@ -576,13 +576,14 @@ def cmd_take_turn(
     if not c.group or c.group != cur.group:
         raise refuse(
             "not_group",
-            f"{c.name} is not in {cur.name}'s group: only members of a group acting on "
-            "one initiative choose their order.",
+            f"{c.name} is not in {enc.public_name(cur.id)}'s group: only members of a group "
+            "acting on one initiative choose their order.",
         )
     if c.id in enc.acted or not rs.eligible(enc, c):
         raise refuse("already_acted", f"{c.name} has already had its turn.")
     if cur.turn.get("actions"):
-        raise refuse("turn_begun", f"{cur.name} has already begun its turn.")
+        who = enc.public_name(cur.id)
+        raise refuse("turn_begun", f"{who[:1].upper()}{who[1:]} has already begun its turn.")
     i, j = enc.order.index(cur.id), enc.order.index(c.id)
     enc.order[i], enc.order[j] = enc.order[j], enc.order[i]
     flow.begin_turn(enc, rs, c, ev)

@@ -1,8 +1,9 @@
 """Encounter state as plain data.
 
 Everything here round-trips through JSON-safe dicts unchanged, so the state can
-be stored in one database column and replayed in tests. Combatant ids are
-strings ("c1", "c2", ...) because JSON object keys are strings.
+be stored in one database column and replayed in tests. Ids are strings (JSON
+object keys are strings): random ("cq3x7k2ma", see `Encounter.new_id`), or
+"c1", "c2", ... in encounters made before ids were random.
 """
 
 from __future__ import annotations

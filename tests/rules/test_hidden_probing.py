@@ -142,3 +142,17 @@ def test_new_ids_are_opaque_and_replay_with_the_seed(ruleset):
     assert runs[0] == runs[1]
     assert runs[0][1] == random.Random(11).random()  # the ids drew nothing from the die
     assert all(len(i) == 9 and i[0] == "c" and not i[1:].isdigit() for i in runs[0][0])
+
+
+def test_taking_a_turn_during_a_hidden_ones_names_nobody(ruleset):
+    """Item 9: a refusal names others by public name: taking a turn in the hidden Troll's
+    slot is refused without saying whose slot it is."""
+    t = Table(ruleset)
+    add(t, "Lurking Troll", initiative=30, hp=10, hidden=True)
+    ana = add(t, "Ana", side="pc", initiative=10, hp=10)
+    t.gm("start_combat")
+    if t.state.phase != "combat":
+        t.gm("begin_round")
+    assert t.c(t.state.turn).name == "Lurking Troll"
+    out = t.player("take_turn", actor=ana)
+    assert out.refusal is not None and "Troll" not in out.refusal.message, out.refusal

@@ -4,6 +4,16 @@ of the access log, no-store on secret pages, sockets per link."""
 
 from __future__ import annotations
 
+import io
+import os
+import re
+import socket as socketlib
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -153,3 +163,188 @@ def test_a_forged_forwarded_for_does_not_escape_the_lock(users: Any, settings: A
         "/accounts/login/", {"username": "gina", "password": "gm-password-1"}
     )
     assert r.status_code == 429
+
+
+# --- production secret key (item 13) --------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _settings_with(**env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "VTT_"))}
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=ROOT,
+        env={**base, "DJANGO_SETTINGS_MODULE": "vtt.settings", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "short-but-random-Xy7",  # 20 characters
+        "ab" * 30,  # long, 2 different characters
+        "django-insecure-" + "q8Zr2LmV0pXs9TnK4wYc7BdF1hJ6gE3uAoRiN5",  # Django's own prefix
+    ],
+)
+def test_a_weak_production_secret_key_is_refused_at_start(key: str):
+    run = _settings_with(DJANGO_DEBUG="0", DJANGO_SECRET_KEY=key, DJANGO_ALLOWED_HOSTS="x.org")
+    assert run.returncode != 0
+    assert "DJANGO_SECRET_KEY is too weak for production" in run.stderr
+    assert "at least 50 characters" in run.stderr
+    assert key not in run.stderr  # the key itself is never printed
+
+
+def test_a_strong_production_secret_key_is_accepted():
+    key = "t7Jq2xVbN9pLr4WmZc8KdHs3FgYe6UaR1oXiQ5wTnBvMl0ySkP"
+    run = _settings_with(DJANGO_DEBUG="0", DJANGO_SECRET_KEY=key, DJANGO_ALLOWED_HOSTS="x.org")
+    assert run.returncode == 0, run.stderr
+
+
+# --- Cache-Control on secret pages (item 13) ------------------------------------------------
+
+
+def test_pages_behind_a_secret_link_are_never_cached(table: Table):
+    t = table
+    p, s = f"/p/{t.seat1.token}/", f"/s/{t.enc.spectator_token}/"
+    answers = {
+        "player page": t.clients["owner"].get(p),
+        "player summary": t.clients["owner"].get(p + "summary/"),
+        "player post": t.clients["owner"].post(
+            p + "command/", {"type": "roll", "actor": t.ana, "dice": "1d4"}, **HTMX
+        ),
+        "spectator page": t.clients["spectator"].get(s),
+        "spectator summary": t.clients["spectator"].get(s + "summary/"),
+        "revoked link": t.clients["revoked"].get(f"/p/{t.revoked.token}/"),
+        "GM console (holds the links)": t.clients["gm"].get(f"/enc/{t.enc.pk}/"),
+        "GM's Show link": t.clients["gm"].get(f"/enc/{t.enc.pk}/links/", **HTMX),
+    }
+    for name, r in answers.items():
+        assert "no-store" in r.get("Cache-Control", ""), (name, r.status_code)
+
+
+# --- the proxy's body limit (item 13) -------------------------------------------------------
+
+
+def test_the_proxys_body_limit_is_the_largest_request_the_app_takes(settings: Any):
+    deploy = (ROOT / "docs" / "deploy.md").read_text()
+    limits = re.findall(r"client_max_body_size\s+(\d+)([kmKM]?);", deploy)
+    assert len(limits) == 1, limits
+    number, unit = limits[0]
+    body = int(number) * {"": 1, "k": 1024, "m": 1024 * 1024}[unit.lower()]
+    assert body == settings.VTT_IMPORT_MAX_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+# --- links in logs (item 13) ----------------------------------------------------------------
+
+
+def test_the_redacting_action_logger_hides_every_link():
+    from daphne.access import AccessLogGenerator
+
+    from vtt.serve import RedactingActionLogger  # daphne's server: imported here only
+
+    lines = io.StringIO()
+    log = RedactingActionLogger(AccessLogGenerator(lines))
+    secret = "Qx3-secret_Link9"
+    for path in (f"/p/{secret}/", f"/p/{secret}/command/", f"/s/{secret}/summary/?x=1"):
+        log(
+            "http",
+            "complete",
+            {"client": "1.2.3.4:5", "method": "GET", "path": path, "status": 200, "size": 10},
+        )
+    for action in ("connecting", "connected", "rejected", "disconnected"):
+        log("websocket", action, {"client": "1.2.3.4:5", "path": f"/ws/p/{secret}/"})
+    text = lines.getvalue()
+    assert secret not in text and text.count("[link]") == 7, text
+    assert "/p/[link]/command/" in text and "/ws/p/[link]/" in text
+
+
+def test_served_by_make_runs_server_the_access_log_holds_no_link(tmp_path: Path):
+    """`python -m vtt.serve` (what `make run` starts): a real daphne, its access log and
+    Django's own log lines, after a player and a spectator address were asked for."""
+    with socketlib.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    access = tmp_path / "access.log"
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "VTT_"))}
+    env = {
+        **base,
+        "DJANGO_SETTINGS_MODULE": "vtt.settings",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "REDIS_URL": "",
+    }
+    env.pop("REDIS_URL")
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "vtt.serve",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "--access-log",
+            str(access),
+            "vtt.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    # Not links of ours at all (a '.' is outside their alphabet), so no database is needed.
+    secrets = ["Zk9.player-secret", "Zk9.spectator-secret"]
+    try:
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        for path in (f"/p/{secrets[0]}/", f"/s/{secrets[1]}/summary/"):
+            with pytest.raises(urllib.error.HTTPError) as answer:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5)
+            assert answer.value.code == 404
+            answer.value.close()
+        time.sleep(0.5)
+    finally:
+        server.terminate()
+        output, _ = server.communicate(timeout=20)
+    log = access.read_text()
+    assert "/p/[link]/" in log and "/s/[link]/summary/" in log, log
+    assert "Not Found: /p/[link]/" in output, output[-2000:]
+    for secret in secrets:
+        assert secret not in log and secret not in output
+
+
+# --- sockets per link (item 13) -------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind", ["player", "spectator"])
+async def test_one_link_holds_a_bounded_number_of_sockets(kind: str):
+    t, _, _ = await build()
+    from combat.consumers import MAX_SOCKETS
+
+    cap = MAX_SOCKETS[kind]
+    path = f"/ws/p/{t.seat1.token}/" if kind == "player" else f"/ws/s/{t.enc.spectator_token}/"
+    open_ = [socket(path) for _ in range(cap)]
+    for comm in open_:
+        await connect(comm)
+    extra = socket(path)
+    connected, _ = await extra.connect(timeout=10)
+    assert connected
+    frames, code = await until_closed(extra)
+    assert code == 4409
+    sentence = f"already has {cap} open pages; close one and reload"
+    assert len(frames) == 1 and sentence in frames[0], frames
+    # The others are untouched, and once one closes a new page gets in.
+    await open_[0].disconnect()
+    again = socket(path)
+    assert "socket-crowded" not in await connect(again)
+    for comm in [*open_[1:], again]:
+        await comm.disconnect()

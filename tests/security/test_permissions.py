@@ -177,7 +177,7 @@ def management_views(t: Table) -> list[tuple[str, str, dict[str, str]]]:
         ),
         ("post", f"/enc/{e}/combatants/{goblin}/duplicate/", {}),
         ("post", f"/enc/{e}/seats/", {"name": "Player 3"}),
-        ("post", f"/enc/{e}/seats/{t.seat2.pk}/revoke/", {}),
+        ("post", f"/enc/{e}/seats/{t.seat2.pk}/revoke/", {"confirm": "yes"}),
         ("post", f"/enc/{e}/seats/{t.seat2.pk}/regenerate/", {}),
         ("post", f"/enc/{e}/spectator/", {"do": "disable"}),
     ]

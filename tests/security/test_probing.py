@@ -217,3 +217,20 @@ def test_seeded_ids_replay(table: Table) -> None:
         out = apply(state, {"type": "add_combatant", "name": "Ana", "by": "gm"}, random.Random(7))
         made.append(list(out.state.combatants))
     assert made[0] == made[1]
+
+
+def test_an_undo_line_leaves_with_what_it_undid(table: Table) -> None:
+    """The undo line repeats the undone line, so it involves the same combatants: once the
+    combatant it names is hidden, players no longer see either."""
+    gm = gm_viewer(table.enc)
+    run = lambda cmd: services.run_command(table.enc.pk, gm, cmd)  # noqa: E731
+    assert run({"type": "reveal", "actor": table.troll}).ok
+    assert run({"type": "start_combat"}).ok
+    hit = {"type": "act", "actor": table.ana, "action": "basic_attack", "target": table.troll}
+    assert api(table, "owner", hit)[0] == 200
+    assert run({"type": "undo"}).ok
+    page = Client().get(f"/p/{table.seat1.token}/").content.decode()
+    assert f"The GM undoes: Ana: Basic Attack for 1 AP on {HIDDEN}" in page
+    assert run({"type": "hide", "actor": table.troll}).ok
+    for url in (f"/p/{table.seat1.token}/", f"/s/{table.enc.spectator_token}/"):
+        assert HIDDEN not in Client().get(url).content.decode(), url

@@ -92,6 +92,27 @@ def test_save_a_combatant_as_a_template_and_add_three_to_another_encounter(owner
     assert names(second) == ["Ana", "Goblin 1", "Goblin 2"]
 
 
+def test_adding_from_a_template_twice_with_one_key_adds_the_copies_once(owner, client):
+    """A double click on "Add" (the same form, the same page version) adds two goblins,
+    not four, and the second answer names the same two."""
+    first = encounter(owner, "Ambush")
+    goblin = add(first, name="Goblin", side="npc", hp=7)
+    client.post(f"/enc/{first.pk}/combatants/{goblin}/template/", HTTP_HX_REQUEST="true")
+    template = CombatantTemplate.objects.get(owner=owner)
+    second = encounter(owner, "Bridge")
+    shown = str(Encounter.objects.get(pk=second.pk).version)
+    form = {"template": template.pk, "count": "2", "form_key": shown}
+    a = client.post(f"/enc/{second.pk}/templates/", form, HTTP_HX_REQUEST="true")
+    b = client.post(f"/enc/{second.pk}/templates/", form, HTTP_HX_REQUEST="true")
+    assert "Added Goblin 1, Goblin 2." in a.content.decode()
+    assert b.content == a.content
+    assert names(second) == ["Goblin 1", "Goblin 2"]
+    # A page that showed the new version adds two more, on purpose.
+    form["form_key"] = str(Encounter.objects.get(pk=second.pk).version)
+    client.post(f"/enc/{second.pk}/templates/", form, HTTP_HX_REQUEST="true")
+    assert names(second) == ["Goblin 1", "Goblin 2", "Goblin 3", "Goblin 4"]
+
+
 def test_the_console_lists_the_templates_with_how_many(owner, client):
     enc = encounter(owner)
     ogre = add(enc, name="Ogre", side="npc", hp=30)
