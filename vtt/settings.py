@@ -65,6 +65,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    # django-ninja: the API description (combat/contract.py) and its Swagger UI assets.
+    "ninja",
     "combat",
 ]
 
