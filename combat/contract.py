@@ -100,14 +100,13 @@ def _strip_null_defaults(schema: dict[str, Any]) -> None:
             del prop["anyOf"]
 
 
-class CommandBase(BaseModel):
-    model_config = ConfigDict(json_schema_extra=_strip_null_defaults)
-
-    expected_version: int | None = PField(
+EXPECTED_VERSION = (
+    Annotated[int, PField(ge=0)] | None,
+    PField(
         None,
-        ge=0,
         description="refuse with 409 version_conflict unless the encounter is at this version",
-    )
+    ),
+)
 
 
 def _scalar_schema(kind: str, lo: int, hi: int, choices: tuple[str, ...], limit: int) -> Any:
@@ -222,11 +221,12 @@ def command_models() -> dict[str, type[BaseModel]]:
                 fields[f.name] = (typ | None, PField(None, description=f.help))
         if name in ("add_combatant", "update_combatant"):
             fields.update(per_combatant)
+        fields["expected_version"] = EXPECTED_VERSION
         gm_only = name == "undo" or COMMANDS[name][0]
         who = "GM only." if gm_only else "The GM, or the seat controlling `actor`."
         models[name] = create_model(
             _title(name),
-            __base__=CommandBase,
+            __config__=ConfigDict(json_schema_extra=_strip_null_defaults),
             __doc__=f"{who} See docs/api.md#{name}.",
             **fields,
         )
@@ -437,7 +437,13 @@ def _body(ref: str) -> dict[str, Any]:
     }
 
 
-@contract.get("/rulesets", response=RulesetsOut, auth=None, operation_id="list_rulesets")
+@contract.get(
+    "/rulesets",
+    response=RulesetsOut,
+    auth=None,
+    operation_id="list_rulesets",
+    summary="Every ruleset and its actions",
+)
 def describe_rulesets(request: HttpRequest) -> HttpResponse:
     """Every ruleset: key, name, settings and the action catalogue with costs. No login."""
     return api.rulesets_index(request)
@@ -448,6 +454,7 @@ def describe_rulesets(request: HttpRequest) -> HttpResponse:
     response={200: EncountersOut, **_errors(401, 403)},
     auth=AUTH,
     operation_id="list_encounters",
+    summary="The GM's encounters",
 )
 def describe_encounters(request: HttpRequest) -> HttpResponse:
     """The GM's encounters (a GM API token or the GM's session)."""
@@ -459,6 +466,7 @@ def describe_encounters(request: HttpRequest) -> HttpResponse:
     response={201: EncounterOut, **_errors(400, 401, 403)},
     auth=AUTH,
     operation_id="create_encounter",
+    summary="A new encounter",
 )
 def describe_create(request: HttpRequest, payload: NewEncounter) -> HttpResponse:
     """A new encounter for the GM; its state is in the answer, its address in Location."""
@@ -470,6 +478,7 @@ def describe_create(request: HttpRequest, payload: NewEncounter) -> HttpResponse
     response={200: EncounterOut, **_errors(401, 404)},
     auth=AUTH,
     operation_id="get_encounter",
+    summary="One encounter, as the caller may see it",
 )
 def describe_encounter(request: HttpRequest, encounter_id: int) -> HttpResponse:
     """The encounter as the caller may see it: hidden combatants only for the GM."""
@@ -481,6 +490,7 @@ def describe_encounter(request: HttpRequest, encounter_id: int) -> HttpResponse:
     response={200: CommandOut, **_errors(400, 401, 403, 404, 409)},
     auth=AUTH,
     operation_id="send_command",
+    summary="Send one command",
     openapi_extra={**_body("Command"), "parameters": [IDEMPOTENCY]},
 )
 def describe_command(request: HttpRequest, encounter_id: int) -> HttpResponse:
@@ -493,6 +503,7 @@ def describe_command(request: HttpRequest, encounter_id: int) -> HttpResponse:
     response={200: LogOut, **_errors(401, 404)},
     auth=AUTH,
     operation_id="get_log",
+    summary="The log",
 )
 def describe_log(request: HttpRequest, encounter_id: int) -> HttpResponse:
     """The log, oldest first, as the caller may see it."""
@@ -504,6 +515,7 @@ def describe_log(request: HttpRequest, encounter_id: int) -> HttpResponse:
     response={200: SeatsOut, **_errors(401, 403, 404)},
     auth=AUTH,
     operation_id="list_seats",
+    summary="The player seats",
 )
 def describe_seats(request: HttpRequest, encounter_id: int) -> HttpResponse:
     """GM only: the player seats and their links."""
@@ -515,6 +527,7 @@ def describe_seats(request: HttpRequest, encounter_id: int) -> HttpResponse:
     response={201: SeatCreated, **_errors(400, 401, 403, 404)},
     auth=AUTH,
     operation_id="create_seat",
+    summary="A new player seat",
 )
 def describe_new_seat(request: HttpRequest, encounter_id: int, payload: NewSeat) -> HttpResponse:
     """GM only: a new player seat and its secret link (the token is shown this once)."""

@@ -175,3 +175,53 @@ def test_an_unknown_api_address_answers_in_json_even_with_debug_on(settings):
         "error": {"code": "not_found", "message": "There is nothing at this address."}
     }
     assert Client().post("/api/nothing/here", {}).status_code == 404
+
+
+def _engine_answer(command: dict) -> str | None:
+    """The engine's refusal message for one GM command on a small encounter, or None."""
+    import random
+
+    from combat.rules import apply, new_encounter
+
+    state = new_encounter("action_points")
+    added = apply(
+        state, {"type": "add_combatant", "by": "gm", "name": "Ana", "hp": 10}, random.Random(1)
+    )
+    assert added.ok
+    base = {
+        "by": "gm",
+        "actor": added.events[0]["data"]["id"],
+        "name": "X",
+        "action": "basic_attack",
+        "dice": "1d6",
+    }
+    outcome = apply(added.state, {**base, **command}, random.Random(1))
+    return None if outcome.ok else f"{outcome.refusal.code}: {outcome.refusal.message}"
+
+
+def _bounded_fields() -> list[tuple[str, object]]:
+    return [
+        (name, f) for name, fields in FIELDS.items() for f in fields if f.kind in ("int", "text")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "field"), _bounded_fields(), ids=lambda v: getattr(v, "name", v)
+)
+def test_the_published_bounds_are_the_ones_the_engine_enforces(command, field):
+    # The description's bounds come from combat.rules.fields; the handlers check their own.
+    # Just inside a bound is not refused for it, just outside is, with the bound in words.
+    if field.kind == "int":
+        for outside in (field.max + 1, field.min - 1):
+            said = _engine_answer({"type": command, field.name: outside})
+            assert said is not None and said.startswith("bad_option:"), (outside, said)
+            assert f"between {field.min} and {field.max}" in said
+        for inside in (field.max, field.min):
+            said = _engine_answer({"type": command, field.name: inside})
+            assert said is None or "between" not in said, (inside, said)
+    else:
+        said = _engine_answer({"type": command, field.name: "x" * (field.max_length + 1)})
+        assert said is not None and said.startswith("too_long:"), said
+        assert f"at most {field.max_length} characters" in said
+        said = _engine_answer({"type": command, field.name: "x" * field.max_length})
+        assert said is None or not said.startswith("too_long"), said
