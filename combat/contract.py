@@ -190,7 +190,30 @@ class StatSpec(BaseModel):
 StatName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,23}$")]
 
 
+def _one_of(words: set[str], help: str) -> Any:
+    return Annotated[Literal[tuple(sorted(words))], PField(description=help)]
+
+
+def _known_words(command: str, name: str) -> Any:
+    """The keys a field may name, where the rulesets list them; None for any short word."""
+    every = rulesets().values()
+    if name == "action":
+        keys = {key for rs in every for key in rs.catalogue()}
+        custom = Annotated[str, StringConstraints(pattern=r"^custom_[a-z0-9_]{1,80}$")]
+        return Union[_one_of(keys, "an action of the ruleset"), custom]  # noqa: UP007
+    if command == "set_setting" and name == "key":
+        return _one_of({s.key for rs in every for s in rs.all_settings()}, "a setting")
+    if command == "set_modifier" and name == "key":
+        keys = {s.key for rs in every for s in rs.all_settings() if s.per_combatant}
+        keys |= {key for rs in every for key in rs.modifiers()}
+        return _one_of(keys, "a per-combatant setting or modifier")
+    return None
+
+
 def _field_type(command: str, f: Field) -> Any:
+    known = _known_words(command, f.name)
+    if known is not None:
+        return known
     if f.kind == "object":
         if f.name == "stats":
             return dict[StatName, StatSpec | Annotated[str, StringConstraints(max_length=100)]]
@@ -252,12 +275,25 @@ def command_schemas() -> dict[str, Any]:
 # --- other bodies ----------------------------------------------------------------------------
 
 
+@functools.cache
+def encounter_settings() -> type[BaseModel]:
+    return create_model(
+        "EncounterSettings",
+        __config__=ConfigDict(json_schema_extra=_strip_null_defaults),
+        __doc__="Any setting of the chosen ruleset; the others are refused (unknown_setting).",
+        **_merge_settings(per_combatant=False),  # type: ignore[call-overload]
+    )
+
+
 class NewEncounter(Schema):
     name: Annotated[str, StringConstraints(max_length=80)] | None = PField(
         None, description="at most 80 characters; default Encounter"
     )
-    ruleset: str = PField(description="a ruleset key from GET /api/rulesets")
-    settings: dict[str, Any] | None = PField(
+    ruleset: Annotated[
+        Literal[tuple(sorted(rulesets()))],  # type: ignore[valid-type]
+        PField(description="a ruleset key from GET /api/rulesets"),
+    ]
+    settings: encounter_settings() | None = PField(  # type: ignore[valid-type]
         None, description="setting key to value, as GET /api/rulesets lists them"
     )
 
