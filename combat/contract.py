@@ -461,7 +461,6 @@ IDEMPOTENCY = {
     "(Idempotent-Replayed: true) without acting twice.",
     "schema": {"type": "string", "maxLength": 200, "pattern": "^[\\x20-\\x7e]*$"},
 }
-ID = "encounter_id"
 
 
 def _body(ref: str) -> dict[str, Any]:
