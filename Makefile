@@ -25,7 +25,7 @@ run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py seed_demo
-	$(VENV)/bin/daphne -b 127.0.0.1 -p $${PORT:-8000} vtt.asgi:application
+	$(PY) -m vtt.serve -b $${HOST:-127.0.0.1} -p $${PORT:-8000} vtt.asgi:application
 
 test: $(STAMP)
 	$(PY) -m pytest $(ARGS)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.http import Http404
+from django.contrib.auth import get_user
+from django.http import Http404, HttpRequest
 from django.http.request import split_domain_port, validate_host
 from django.utils.http import is_same_domain
 
@@ -109,6 +111,17 @@ def still_valid(viewer: Viewer, token: str | None) -> bool:
     if viewer.role == SPECTATOR:
         return Encounter.objects.filter(pk=viewer.encounter_id, spectator_token=token).exists()
     return Encounter.objects.filter(pk=viewer.encounter_id, owner_id=viewer.user_id).exists()
+
+
+def session_still_valid(session_key: str | None, user_id: int | None) -> bool:
+    """Whether the log-in a GM's socket was opened with still holds: not logged out, and the
+    password not changed since (Django's own check of the session's password hash)."""
+    if not session_key or user_id is None:
+        return False
+    request = HttpRequest()
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    user = get_user(request)
+    return bool(user.is_authenticated and user.pk == user_id)
 
 
 # --- websocket handshakes -------------------------------------------------------------------

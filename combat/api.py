@@ -5,7 +5,8 @@ spectator token or a GM API token, or the GM's logged-in session (then the
 CSRF token is required on POST, as for the pages). Errors are
 `{"error": {"code": ..., "message": ...}}`: 400 bad input, 401 no or unknown
 credentials, 403 not allowed, 404 no such thing (or not yours), 409 refused by
-the rules or a version conflict. See docs/api.md.
+the rules or a version conflict, 429 too many commands (Retry-After says how many
+seconds to wait). See docs/api.md.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
@@ -23,7 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from combat import screens, services
+from combat import ratelimit, screens, services
 from combat.access import Viewer, gm_viewer, seat_viewer, spectator_viewer, token_shape
 from combat.models import ApiToken, Encounter, Seat, hash_token
 from combat.rules import Encounter as State
@@ -89,6 +91,18 @@ class Caller:
     seat: Seat | None = None
     spectating: Encounter | None = None
     session: bool = False
+    token_id: int | None = None
+
+    @property
+    def rate_key(self) -> str:
+        """Whose commands these count as: the seat, the API token, or the logged-in GM."""
+        if self.seat is not None:
+            return f"seat:{self.seat.pk}"
+        if self.token_id is not None:
+            return f"token:{self.token_id}"
+        if self.user is not None:
+            return f"user:{self.user.pk}"
+        return "spectator"
 
     def viewer(self, encounter_id: int) -> Viewer | None:
         """This caller's place in one encounter, or None (treated as "no such encounter")."""
@@ -120,7 +134,7 @@ def authenticate(request: HttpRequest) -> Caller | JsonResponse:
         key = ApiToken.objects.select_related("user").filter(key_hash=hash_token(token)).first()
         if key is not None and key.user.is_active:
             ApiToken.objects.filter(pk=key.pk).update(last_used=timezone.now())
-            return Caller(user=key.user)
+            return Caller(user=key.user, token_id=key.pk)
         return error("unauthenticated", "That token is not valid (it may have been revoked).", 401)
     if request.user.is_authenticated:
         if request.method not in ("GET", "HEAD", "OPTIONS"):
@@ -147,30 +161,46 @@ def _finite(text: str) -> float:
     return value
 
 
-def json_problem(data: Any) -> str | None:
-    """What no command may hold, though JSON allows it: deep nesting, NUL and lone surrogates.
+DEEP, NUL, SURROGATE = "deep", "nul", "surrogate"
 
-    Neither PostgreSQL nor a UTF-8 page can hold a NUL or half a surrogate pair, so one
-    would fail when stored or shown instead of being refused here.
+
+def text_problem(data: Any, max_depth: int, *, nul: bool = True) -> str | None:
+    """The first of DEEP (nested past `max_depth`), NUL (with `nul`) or SURROGATE in `data`.
+
+    Walked with a list, not recursion, so no depth the decoder managed can overflow here.
     """
     stack: list[tuple[Any, int]] = [(data, 0)]
     while stack:
         item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return f"The body is nested too deeply: at most {MAX_DEPTH} levels."
+        if depth > max_depth:
+            return DEEP
         if isinstance(item, dict):
             stack.extend((k, depth + 1) for k in item)
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
         elif isinstance(item, str):
-            if "\x00" in item:
-                return "Text in the body holds a NUL character (\\u0000), which no field accepts."
+            if nul and "\x00" in item:
+                return NUL
             try:
                 item.encode("utf-8")
             except UnicodeEncodeError:
-                return "Text in the body holds half of a surrogate pair: it is not valid Unicode."
+                return SURROGATE
     return None
+
+
+def json_problem(data: Any) -> str | None:
+    """What no command may hold, though JSON allows it: deep nesting, NUL and lone surrogates.
+
+    Neither PostgreSQL nor a UTF-8 page can hold a NUL or half a surrogate pair, so one
+    would fail when stored or shown instead of being refused here.
+    """
+    return {
+        None: None,
+        DEEP: f"The body is nested too deeply: at most {MAX_DEPTH} levels.",
+        NUL: "Text in the body holds a NUL character (\\u0000), which no field accepts.",
+        SURROGATE: "Text in the body holds half of a surrogate pair: it is not valid Unicode.",
+    }[text_problem(data, MAX_DEPTH)]
 
 
 def read_json(request: HttpRequest) -> Any | JsonResponse:
@@ -213,26 +243,14 @@ def method_not_allowed(allowed: str) -> JsonResponse:
 # --- what a caller sees -----------------------------------------------------------------------
 
 
-def scrub_deep(data: Any, names: list[str]) -> Any:
-    """Every string in `data` with hidden combatants' names replaced (see screens.scrub)."""
-    if not names:
-        return data
-    if isinstance(data, str):
-        return screens.scrub(data, names)
-    if isinstance(data, dict):
-        return {k: scrub_deep(v, names) for k, v in data.items()}
-    if isinstance(data, list):
-        return [scrub_deep(v, names) for v in data]
-    return data
-
-
 def visible_events(
     events: list[dict[str, Any]], viewer: Viewer, state: State
 ) -> list[dict[str, Any]]:
+    """The events this caller sees: chosen by the ids they involve, never by their text."""
     if viewer.is_gm:
         return events
-    names = screens.hidden_names(state)
-    return [scrub_deep(e, names) for e in events if not e.get("gm_only")]
+    hidden = screens.hidden_ids(state)
+    return [e for e in events if screens.event_shown(e, hidden)]
 
 
 # What players and spectators never see of a visible NPC: the GM's numbers and notes.
@@ -245,7 +263,7 @@ def audience_state(state: State, viewer: Viewer) -> dict[str, Any]:
 
     Hidden combatants are gone (the engine's redaction); besides, no one but the GM gets
     notes, an NPC's stats or modifiers, a group that only hidden combatants are in, or a
-    hidden combatant's name inside any text.
+    hidden combatant's id or name inside an effect.
     """
     data = redacted(state, viewer.audience)
     if viewer.is_gm:
@@ -257,17 +275,16 @@ def audience_state(state: State, viewer: Viewer) -> dict[str, Any]:
                 c.pop(key, None)
     shown = {c.get("group") for c in data.get("combatants", {}).values()}
     data["groups"] = {k: g for k, g in (data.get("groups") or {}).items() if k in shown}
-    return scrub_deep(data, screens.hidden_names(state))
+    return data
 
 
 def action_list(state: State, cid: str) -> list[dict[str, Any]]:
-    names = screens.hidden_names(state)
     out = []
     for a in availability(state, cid):
         out.append(
             {
                 **{k: v for k, v in a.items() if k != "options"},
-                "reason": screens.scrub(a["reason"], names),
+                "reason": a["reason"],
                 "options": [dataclasses.asdict(o) for o in a["options"]],
             }
         )
@@ -379,14 +396,40 @@ def encounters(request: HttpRequest) -> JsonResponse:
     return response
 
 
-def _viewer_or_error(request: HttpRequest, encounter_id: int) -> Viewer | JsonResponse:
+# Ids are 64-bit database keys: a longer run of digits names no encounter.
+MAX_ID_DIGITS = 18
+
+
+def _caller_and_viewer(
+    request: HttpRequest, encounter_id: str
+) -> tuple[Caller, Viewer] | JsonResponse:
+    """Who is asking, and their place in this encounter; or the error response."""
+    no_such = error("not_found", "There is no such encounter (or it is not yours).", 404)
+    # Who is calling comes first, as for any other id: nobody learns more without a token.
     caller = authenticate(request)
     if isinstance(caller, JsonResponse):
         return caller
-    viewer = caller.viewer(encounter_id)
+    if len(encounter_id) > MAX_ID_DIGITS:
+        return no_such
+    viewer = caller.viewer(int(encounter_id))
     if viewer is None:
-        return error("not_found", "There is no such encounter (or it is not yours).", 404)
-    return viewer
+        return no_such
+    return caller, viewer
+
+
+def _viewer_or_error(request: HttpRequest, encounter_id: str) -> Viewer | JsonResponse:
+    found = _caller_and_viewer(request, encounter_id)
+    return found if isinstance(found, JsonResponse) else found[1]
+
+
+def _command_limit(caller: Caller) -> JsonResponse | None:
+    """One more command for this seat, token or GM; 429 once past the limit."""
+    limited = ratelimit.hit("commands", caller.rate_key, settings.VTT_RATE_COMMANDS, "commands")
+    if limited is None:
+        return None
+    response = error("rate_limited", limited.message, 429)
+    response["Retry-After"] = str(limited.wait)
+    return response
 
 
 @csrf_exempt
@@ -394,7 +437,7 @@ def encounter_detail(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """The encounter as the caller may see it: hidden combatants only for the GM."""
     if request.method != "GET":
         return method_not_allowed("GET")
-    viewer = _viewer_or_error(request, int(encounter_id))
+    viewer = _viewer_or_error(request, encounter_id)
     if isinstance(viewer, JsonResponse):
         return viewer
     enc = Encounter.objects.get(pk=viewer.encounter_id)
@@ -406,9 +449,10 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """POST one command. `by` comes from the credentials; `expected_version` may ride along."""
     if request.method != "POST":
         return method_not_allowed("POST")
-    viewer = _viewer_or_error(request, int(encounter_id))
-    if isinstance(viewer, JsonResponse):
-        return viewer
+    found = _caller_and_viewer(request, encounter_id)
+    if isinstance(found, JsonResponse):
+        return found
+    caller, viewer = found
     data = read_json(request)
     if isinstance(data, JsonResponse):
         return data
@@ -434,10 +478,13 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
             "An Idempotency-Key is at most 200 printable ASCII characters.",
             400,
         )
+    # Counted once the command is readable: what reaches the write path is what is limited.
+    if limited := _command_limit(caller):
+        return limited
     result = services.run_command(
         viewer.encounter_id, viewer, command, idempotency_key=key, expected_version=expected
     )
-    # The GM sees every name; anyone else's answer is scrubbed against the state as it is now.
+    # The GM sees every event; anyone else only those that involve nobody hidden now.
     state = (
         None
         if viewer.is_gm
@@ -448,10 +495,6 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
     if not result.ok:
         assert result.refusal is not None
         refusal = result.refusal
-        if state is not None:
-            refusal = Refusal(
-                refusal.code, screens.scrub(refusal.message, screens.hidden_names(state))
-            )
         response = refusal_response(refusal)
         if refusal.code == "version_conflict":
             response["ETag"] = f'"{result.version}"'
@@ -474,13 +517,13 @@ def log(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """The log, oldest first, as the caller may see it."""
     if request.method != "GET":
         return method_not_allowed("GET")
-    viewer = _viewer_or_error(request, int(encounter_id))
+    viewer = _viewer_or_error(request, encounter_id)
     if isinstance(viewer, JsonResponse):
         return viewer
     enc = Encounter.objects.get(pk=viewer.encounter_id)
     state = State.from_dict(enc.state)
     entries = []
-    for e in enc.log.order_by("seq"):
+    for e in enc.log.order_by("seq").defer("state_before", "state_patch").iterator(500):
         events = visible_events(e.events, viewer, state)
         if not events and not viewer.is_gm:
             continue
@@ -500,7 +543,7 @@ def log(request: HttpRequest, encounter_id: str) -> JsonResponse:
 @csrf_exempt
 def seats(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """GM only. POST {"name", "combatants": [ids]}: a new player seat and its secret link."""
-    viewer = _viewer_or_error(request, int(encounter_id))
+    viewer = _viewer_or_error(request, encounter_id)
     if isinstance(viewer, JsonResponse):
         return viewer
     if not viewer.is_gm:

@@ -7,6 +7,7 @@ An audience with nobody connected is not rendered at all.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from typing import Any
 
@@ -15,7 +16,7 @@ from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
 from combat import presence, screens
-from combat.access import GM, PLAYER, SPECTATOR, Viewer
+from combat.access import GM, PLAYER, SPECTATOR, Viewer, still_valid
 from combat.models import Encounter, Seat
 from combat.rules import Encounter as State
 from combat.templatetags.memo import PerPush
@@ -37,8 +38,32 @@ def group_name(encounter_id: int, audience: str, seat_id: int | None = None) -> 
     return f"enc.{encounter_id}.public"
 
 
+def user_group(user_id: int) -> str:
+    """Every GM socket of one account, whatever the encounter: closed when its log-in ends."""
+    return f"user.{user_id}.gm"
+
+
 def group_for(viewer: Viewer) -> str:
     return group_name(viewer.encounter_id, viewer.role, viewer.seat_id)
+
+
+def credential(secret: str | int | None) -> str:
+    """What a pushed frame says about the credential it was rendered for: a digest of the
+    seat's or spectators' link (the GM's user id for the GM), so each socket can check,
+    without a database query, that its own link is still the one the frame is for.
+    The digest travels between processes only; no browser ever receives it."""
+    if secret is None or secret == "":
+        return ""
+    return hashlib.blake2b(str(secret).encode(), digest_size=16).hexdigest()
+
+
+def render_view_checked(viewer: Viewer, token: str | None) -> tuple[str, int] | None:
+    """The whole view for a socket, or None if its link (or session's encounter) is no
+    longer valid, so a socket whose link was just replaced gets nothing of the seat."""
+    view = render_view(viewer)
+    # Checked after rendering: a link never comes back once replaced, so one that is valid
+    # now was valid for the whole render.
+    return view if still_valid(viewer, token) else None
 
 
 # --- rendering (shared with the pages and the socket's first frame) ----------------------
@@ -173,15 +198,18 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
     out: list[tuple[str, dict[str, Any]]] = []
     if gm:
         html = render_gm(enc, state, prev_version=prev, shared=shared)
-        out.append((group_name(enc.pk, GM), {**frame, "html": html}))
+        cred = credential(enc.owner_id)
+        out.append((group_name(enc.pk, GM), {**frame, "html": html, "cred": cred}))
     for seat in shared["seats"]:
         if seat.revoked or seat.pk not in seat_ids:
             continue
         html = render_player(enc, seat, state, prev_version=prev, shared=shared)
-        out.append((group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html}))
+        cred = credential(seat.token)
+        out.append((group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html, "cred": cred}))
     if public and enc.spectator_token:
         html = render_public(enc, state, prev_version=prev, shared=shared)
-        out.append((group_name(enc.pk, SPECTATOR), {**frame, "html": html}))
+        cred = credential(enc.spectator_token)
+        out.append((group_name(enc.pk, SPECTATOR), {**frame, "html": html, "cred": cred}))
     _send_all(out)
     sent = len(out)
     # One line per push: the integrity tests count pushes with it (tests/integrity).
@@ -198,6 +226,11 @@ def publish_presence(encounter_id: int) -> None:
 
 def close_seat(encounter_id: int, seat_id: int) -> None:
     _send(group_name(encounter_id, PLAYER, seat_id), {"type": CLOSE})
+
+
+def close_user(user_id: int) -> None:
+    """The account logged out or changed its password: its GM sockets check their log-in."""
+    _send(user_group(user_id), {"type": CLOSE})
 
 
 def close_spectators(encounter_id: int) -> None:

@@ -9,11 +9,15 @@ What a browser sends is bounded before anything else is done with it. A
 message over 64 KiB closes the socket (4413). Messages beyond a token bucket
 per socket (10 at once, then 2 a second) are dropped unread; a socket that
 keeps sending past it (120 dropped, forgiven at one a second) is closed (4429).
-A page sends a heartbeat every 20 s and a resync when it notices a gap, but
+A page sends a heartbeat every 15 s and a resync when it notices a gap, but
 htmx queues what it could not send while disconnected and sends it all on
 reconnect: that burst is dropped, not punished. Both close codes are outside
 htmx's reconnect list, so a page that misbehaves stops instead of coming back
 to do it again; it is told why first.
+
+A socket that says nothing for PRESENCE_TIMEOUT_SECONDS (a phone that went offline
+leaves its connection open but silent) leaves the GM's list of who is connected at
+once and is closed with SILENT, which the pages reconnect on (static/js/sync.js).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
 from combat import broadcast, fanout, presence
 from combat.access import (
@@ -38,6 +43,7 @@ from combat.access import (
     Viewer,
     gm_viewer,
     seat_viewer,
+    session_still_valid,
     spectator_viewer,
     still_valid,
     token_shape,
@@ -48,6 +54,12 @@ from combat.models import Encounter, Seat
 REFUSED = 4403
 TOO_BIG = 4413  # like HTTP 413 (autobahn lets an application use 1000 and 3000-4999 only)
 TOO_MANY = 4429  # like HTTP 429
+LOGGED_OUT = 4401  # like HTTP 401: the GM's log-in ended (logged out, password changed)
+CROWDED = 4409  # like HTTP 409: this link already has as many sockets as it may
+# Sockets one link may hold at once, across every server process: a seat is one player
+# (a phone, a laptop, a tab or two); the spectators' link feeds a room's screens and streams.
+MAX_SOCKETS = {PLAYER: 8, SPECTATOR: 20}
+SILENT = 4408  # like HTTP 408: no heartbeat came; a page that is still there reconnects
 
 MAX_MESSAGE_BYTES = 64 * 1024
 BURST = 10
@@ -62,6 +74,15 @@ GONE = (
     '<div id="flash" class="flash-area" role="status" aria-live="polite" data-testid="flash" '
     'hx-swap-oob="true"><p class="flash error" data-testid="link-gone">This link no longer '
     "works: the GM revoked it or made a new one. Ask the GM for the new link.</p></div>"
+)
+
+
+LOGGED_OUT_NOTICE = (
+    '<div id="flash" class="flash-area" role="status" aria-live="polite" data-testid="flash" '
+    'hx-swap-oob="true"><p class="flash error" data-testid="logged-out">You are logged out '
+    "or your password was changed, so this page stopped updating. Reload it (and log in again "
+    "if asked) to go on."
+    "</p></div>"
 )
 
 
@@ -183,14 +204,23 @@ class TableConsumer(AsyncWebsocketConsumer):
     group: str = ""
     gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
     catching_up: asyncio.Task[None] | None = None
+    checking: asyncio.Task[None] | None = None
+    cred: str = ""
+    session_key: str | None = None
+    groups_joined: list[str] = []  # besides `group` (the GM's account group)
     bucket: TokenBucket | None = None
     strikes: TokenBucket | None = None
+
+    watchdog: asyncio.Task[None] | None = None
+    heard: float = 0.0  # when the browser last sent anything (time.monotonic)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         if message.get("type") in _PUSH_TYPES:
             handler = getattr(self, message["type"].replace(".", "_"))
             await handler(message)
             return
+        if message.get("type") == "websocket.receive":
+            self.heard = time.monotonic()  # a message dropped unread still says "here"
         # Before Channels' dispatch, which hops to the database thread for every event:
         # a flood is turned away here at the cost of a subtraction.
         if message.get("type") == "websocket.receive" and not await self.admit(message):
@@ -226,12 +256,46 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=REFUSED)
             return
         self.group = broadcast.group_for(self.viewer)
+        if self.role == GM:
+            assert self.viewer.user_id is not None
+            self.groups_joined = [broadcast.user_group(self.viewer.user_id)]
+        self.cred = broadcast.credential(self.viewer.user_id if self.role == GM else self.token)
         await self.accept()
         # One listener per group and process hands pushes to this socket (combat/fanout.py).
         await fanout.join(self.group, self)
+        for group in self.groups_joined:
+            await fanout.join(group, self)
         await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
+        if await self.crowded():
+            return
+        # The whole view re-checks the link now that the socket is in its group: a link
+        # replaced between the check above and joining (whose close this socket missed)
+        # gets nothing but the notice that it no longer works.
         await self.send_whole_view()
+        if self.gone:
+            return
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
+        self.heard = time.monotonic()
+        if settings.PRESENCE_TIMEOUT_SECONDS:
+            self.watchdog = asyncio.get_running_loop().create_task(
+                self.watch(float(settings.PRESENCE_TIMEOUT_SECONDS))
+            )
+
+    async def watch(self, timeout: float) -> None:
+        """Drop this socket from the GM's list, and close it, once it has been silent for
+        `timeout` seconds: the page's heartbeats stopped (offline, asleep, gone)."""
+        assert self.viewer is not None
+        while not self.gone:
+            wait = self.heard + timeout - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            self.gone = True
+            # Now, not when the close handshake ends: a vanished phone never answers it.
+            await database_sync_to_async(presence.leave)(self.channel_name)
+            await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
+            await self.close(code=SILENT)
+            return
 
     def authenticate(self, kwargs: dict[str, Any]) -> Viewer | None:
         if self.role == GM:
@@ -239,6 +303,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             if not getattr(user, "is_authenticated", False):
                 return None
             enc = Encounter.objects.filter(pk=kwargs["encounter_id"], owner_id=user.pk).first()
+            session = self.scope.get("session")
+            self.session_key = getattr(session, "session_key", None)
             return gm_viewer(enc) if enc else None
         # Not a link of ours at all (PostgreSQL answers a NUL byte with an error, not a miss).
         if not token_shape(self.token):
@@ -252,7 +318,11 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.viewer is None:
             return
+        if self.watchdog is not None and not self.watchdog.done():
+            self.watchdog.cancel()
         await fanout.leave(self.group, self)
+        for group in self.groups_joined:
+            await fanout.leave(group, self)
         await database_sync_to_async(presence.leave)(self.channel_name)
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
 
@@ -263,9 +333,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         ok = await database_sync_to_async(self.recheck)()
         if not ok:
-            self.gone = True
-            await self.send(text_data=GONE)
-            await self.close(code=REFUSED)
+            await self.link_gone()
             return
         try:
             msg = json.loads(text_data or "{}")
@@ -317,6 +385,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         assert self.viewer is not None
         if not still_valid(self.viewer, self.token):
             return False
+        if self.role == GM and not session_still_valid(self.session_key, self.viewer.user_id):
+            return False
         presence.touch(self.channel_name)
         return True
 
@@ -331,7 +401,13 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def send_whole_view(self) -> None:
         assert self.viewer is not None
-        html, version = await database_sync_to_async(broadcast.render_view)(self.viewer)
+        if self.gone:
+            return
+        view = await database_sync_to_async(broadcast.render_view_checked)(self.viewer, self.token)
+        if view is None:
+            await self.link_gone()
+            return
+        html, version = view
         if version < self.version:
             return  # a newer push reached the page while this one was rendered
         self.version = version
@@ -340,6 +416,11 @@ class TableConsumer(AsyncWebsocketConsumer):
     # --- from the channel layer ------------------------------------------------------------
     async def frame_push(self, event: dict[str, Any]) -> None:
         if self.gone or event["version"] <= self.version:
+            return
+        if event.get("cred", self.cred) != self.cred:
+            # Rendered for another link of this seat (or spectators): this socket's link was
+            # replaced, or it is newer than the frame. Not sent; the database decides which.
+            self.check_soon()
             return
         self.version = event["version"]
         self.pushed.append((self.version, time.monotonic()))
@@ -388,11 +469,47 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def socket_close(self, event: dict[str, Any]) -> None:
         # Sent when a seat is revoked or a link replaced: check, then go.
+        if self.gone:
+            return
         ok = await database_sync_to_async(self.recheck)()
         if not ok:
-            self.gone = True
-            await self.send(text_data=GONE)
-            await self.close(code=REFUSED)
+            await self.link_gone()
+
+    async def crowded(self) -> bool:
+        """Close this socket (4409, with the reason) if its link holds too many already.
+        Counted after joining, this socket included, so two at once cannot both slip in."""
+        assert self.viewer is not None
+        cap = MAX_SOCKETS.get(self.role)
+        if cap is None:
+            return False
+        count = await database_sync_to_async(presence.on_link)(self.viewer)
+        if count <= cap:
+            return False
+        who = "player link" if self.role == PLAYER else "spectator link"
+        reason = f"This {who} already has {cap} open pages; close one and reload."
+        self.gone = True
+        await database_sync_to_async(presence.leave)(self.channel_name)  # not one of them
+        await self.send(text_data=_notice("socket-crowded", reason))
+        await self.close(code=CROWDED, reason=reason)
+        return True
+
+    def check_soon(self) -> None:
+        """Re-check this socket's link in a task of its own (pushes are handed out in line)."""
+        if self.checking is not None and not self.checking.done():
+            return
+        self.checking = asyncio.get_running_loop().create_task(self.socket_close({}))
+
+    async def link_gone(self) -> None:
+        """The link stopped working: say so in words, then close with 4403."""
+        if self.gone:
+            return
+        self.gone = True
+        if self.role == GM:
+            await self.send(text_data=LOGGED_OUT_NOTICE)
+            await self.close(code=LOGGED_OUT)
+            return
+        await self.send(text_data=GONE)
+        await self.close(code=REFUSED)
 
 
 class GmConsumer(TableConsumer):

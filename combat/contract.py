@@ -41,8 +41,9 @@ MAX_ID = 80
 # --- error codes, read from the code that refuses ------------------------------------------
 
 _REFUSERS = frozenset({"refuse", "Refusal", "refused", "error"})
-# Codes the pages use that no API answer carries.
-_NOT_API = frozenset({"login_required", "server_error", "method_not_allowed"})
+# Codes the pages use that no API answer carries (link_gone: a dead player or spectator
+# link's page), and the 405/500 answers, which no operation documents.
+_NOT_API = frozenset({"login_required", "server_error", "method_not_allowed", "link_gone"})
 
 
 @functools.cache
@@ -71,6 +72,7 @@ def codes_by_status() -> dict[int, list[str]]:
     out: dict[int, set[str]] = {400: set(api.BAD_INPUT), 401: {"unauthenticated"}}
     out[403] = set(api.FORBIDDEN) | {"csrf"}
     out[404] = {"not_found"}
+    out[429] = {"rate_limited"}
     taken = set().union(*out.values())
     out[409] = {c for c in refusal_codes() if c not in taken and c not in _NOT_API}
     return {status: sorted(codes) for status, codes in out.items()}
@@ -427,10 +429,21 @@ class SessionCookie(APIKeyCookie):
 AUTH = [BearerToken(), SessionCookie()]
 
 
+RETRY_AFTER = {
+    "description": "how many seconds to wait before sending more",
+    "schema": {"type": "integer", "minimum": 1},
+}
+
+
 class ContractAPI(NinjaAPI):
     def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
         schema = super().get_openapi_schema(*args, **kwargs)
         schema["components"].setdefault("schemas", {}).update(command_schemas())
+        for item in schema["paths"].values():
+            for operation in item.values():
+                limited = operation["responses"].get(429)
+                if limited is not None:
+                    limited["headers"] = {"Retry-After": RETRY_AFTER}
         return schema
 
 
@@ -439,7 +452,8 @@ The readable guide, with an example of every command, is docs/api.md.
 
 Errors are `{"error": {"code", "message"}}`: 400 bad input, 401 no or unknown credentials,
 403 not allowed, 404 no such thing (or not yours), 409 refused by the rules or a version
-conflict. `by` is never read from a body: it comes from the credentials."""
+conflict, 429 too many commands in a short time (Retry-After says how long to wait).
+`by` is never read from a body: it comes from the credentials."""
 
 contract = ContractAPI(
     title="VTT JSON API",
@@ -522,7 +536,7 @@ def describe_encounter(request: HttpRequest, encounter_id: int) -> HttpResponse:
 
 @contract.post(
     "/encounters/{encounter_id}/commands",
-    response={200: CommandOut, **_errors(400, 401, 403, 404, 409)},
+    response={200: CommandOut, **_errors(400, 401, 403, 404, 409, 429)},
     auth=AUTH,
     operation_id="send_command",
     summary="Send one command",

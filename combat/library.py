@@ -17,32 +17,39 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
-from django.db.models import Max
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from combat import screens, services
+from combat import api, ratelimit, screens, services, statediff
 from combat.access import Viewer, gm_encounter, gm_viewer
 from combat.models import CombatantTemplate, Encounter, LogEntry
 from combat.rules import Encounter as State
-from combat.rules import Refusal, get_ruleset, rulesets
+from combat.rules import Refusal, apply, get_ruleset, new_encounter, rulesets
 from combat.views import answer, login_required, require_GET, require_POST
 
 FORMAT = "combat-table-encounter"
 FORMAT_VERSION = 1
-MAX_IMPORT_BYTES = 2 * 1024 * 1024
 MAX_COPIES = 20
 MAX_TEMPLATES = 500
-MAX_IMPORTED_ENTRIES = 5000
 MAX_EVENTS_PER_ENTRY = 50
 MAX_TEXT = 2000
+# What one import may bring and create (vtt/settings.py, docs/integrity.md).
+MAX_IMPORT_BYTES: int = settings.VTT_IMPORT_MAX_BYTES
+MAX_IMPORTED_ENTRIES: int = settings.VTT_IMPORT_MAX_ENTRIES
+MAX_IMPORTED_COMBATANTS: int = settings.VTT_IMPORT_MAX_COMBATANTS
+MAX_IMPORT_STORED_BYTES: int = settings.VTT_IMPORT_MAX_STORED_BYTES
+MAX_IMPORT_DEPTH: int = settings.VTT_IMPORT_MAX_DEPTH
 
 # The add_combatant fields a template keeps (besides the ruleset's per-combatant settings).
 TEMPLATE_FIELDS = ("side", "hp", "initiative_bonus", "stats", "grit", "notes", "group")
@@ -117,22 +124,32 @@ def numbered_names(state: State, base: str, count: int) -> list[str]:
 
 
 def add_copies(
-    enc: Encounter, viewer: Viewer, fields: dict[str, Any], count: int
+    enc: Encounter,
+    viewer: Viewer,
+    fields: dict[str, Any],
+    count: int,
+    form: services.FormKey | None = None,
 ) -> tuple[list[str], Refusal | None]:
     """Add `count` combatants made from `fields`, numbered; stops at the first refusal.
 
     Each is one add_combatant command through the one write path (so each can be undone
-    on its own, and each is checked by the rules engine).
+    on its own, and each is checked by the rules engine). With the page's `form` key,
+    copy n is keyed `<key>:n`: the same form sent twice adds the copies once, and the
+    answer names the copies the first one added.
     """
     state = screens.load_state(enc)
     base = base_name(str(fields.get("name") or "Combatant"))
     added: list[str] = []
-    for name in numbered_names(state, base, count):
+    for n, name in enumerate(numbered_names(state, base, count), 1):
+        copy = services.FormKey(f"{form.key}:{n}", form.asked) if form else None
         result = services.run_command(
-            enc.pk, viewer, {"type": "add_combatant", **fields, "name": name}
+            enc.pk, viewer, {"type": "add_combatant", **fields, "name": name}, form=copy
         )
         if not result.ok:
             return added, result.refusal
+        if result.replayed:
+            actor = next((e["actor"] for e in result.events if e.get("actor")), None)
+            name = screens.load_state(Encounter.objects.get(pk=enc.pk)).name_of(actor)
         added.append(name)
     return added, None
 
@@ -154,8 +171,8 @@ def save_template(user: Any, state: State, cid: str) -> tuple[CombatantTemplate,
 # --- export ------------------------------------------------------------------------------
 
 
-def export_encounter(enc: Encounter) -> dict[str, Any]:
-    """The encounter as one JSON-ready object: settings, combatants and log, nothing secret.
+def export_head(enc: Encounter) -> dict[str, Any]:
+    """The export without its log: settings, custom actions and combatants, nothing secret.
 
     Seat and spectator links are not in it (an import makes new ones), and neither is
     the state kept for undo: the import starts a fresh encounter from the combatants.
@@ -174,18 +191,6 @@ def export_encounter(enc: Encounter) -> dict[str, Any]:
                 "defeated": c.defeated,
             }
         )
-    log = [
-        {
-            "seq": e.seq,
-            "kind": e.kind,
-            "by": e.by,
-            "command": e.command,
-            "events": e.events,
-            "undone": e.undone,
-            "created": e.created.isoformat(),
-        }
-        for e in enc.log.order_by("seq")
-    ]
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -200,8 +205,41 @@ def export_encounter(enc: Encounter) -> dict[str, Any]:
             "round": state.round,
         },
         "combatants": combatants,
-        "log": log,
     }
+
+
+def export_log(enc: Encounter) -> Iterator[dict[str, Any]]:
+    """The log's entries as exported, oldest first, read a few hundred rows at a time.
+
+    Only the columns the export shows are read: never the states kept for undo.
+    """
+    rows = enc.log.order_by("seq").only(
+        "seq", "kind", "by", "command", "events", "undone", "created"
+    )
+    for e in rows.iterator(chunk_size=500):
+        yield {
+            "seq": e.seq,
+            "kind": e.kind,
+            "by": e.by,
+            "command": e.command,
+            "events": e.events,
+            "undone": e.undone,
+            "created": e.created.isoformat(),
+        }
+
+
+def export_encounter(enc: Encounter) -> dict[str, Any]:
+    """The whole export as one object (the download streams the same, see export_chunks)."""
+    return {**export_head(enc), "log": list(export_log(enc))}
+
+
+def export_chunks(enc: Encounter) -> Iterator[str]:
+    """The export as JSON text, one log entry at a time: memory stays flat however long."""
+    head = json.dumps(export_head(enc), indent=2)
+    yield head[: -len("\n}")] + ',\n  "log": ['
+    for n, row in enumerate(export_log(enc)):
+        yield ("," if n else "") + "\n    " + json.dumps(row)
+    yield "\n  ]\n}\n"
 
 
 def export_filename(enc: Encounter) -> str:
@@ -234,11 +272,16 @@ def parse_export(raw: bytes) -> dict[str, Any]:
         ) from None
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise NotAnExport(_too_deep()) from None
     except ValueError as e:
         raise NotAnExport(
             f"That file is not JSON (line {getattr(e, 'lineno', '?')}: "
             f"{getattr(e, 'msg', e)}): choose the .json file that “Export the encounter” saved."
         ) from None
+    problem = _text_problem(data)
+    if problem:
+        raise NotAnExport(problem)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise NotAnExport(
             "That JSON file is not an encounter export (it has no "
@@ -269,70 +312,170 @@ def parse_export(raw: bytes) -> dict[str, Any]:
             f"That export has a log of {len(data['log'])} entries; at most "
             f"{MAX_IMPORTED_ENTRIES} can be imported."
         )
+    if len(data.get("combatants", [])) > MAX_IMPORTED_COMBATANTS:
+        raise NotAnExport(
+            f"That export has {len(data['combatants'])} combatants; at most "
+            f"{MAX_IMPORTED_COMBATANTS} can be imported."
+        )
     return data
+
+
+def _too_deep() -> str:
+    return (
+        f"That file is nested too deeply (more than {MAX_IMPORT_DEPTH} levels of lists and "
+        "objects), which no encounter export is: choose the file that “Export the "
+        "encounter” saved."
+    )
+
+
+def _text_problem(data: Any) -> str | None:
+    """Nesting past MAX_IMPORT_DEPTH, or text that is not valid Unicode: refused in words.
+
+    JSON may spell half of a surrogate pair ("\\ud800"), which Python reads but no page
+    and no PostgreSQL column can hold: it would break every page showing it. (A NUL is
+    taken out of imported text instead, as before.)
+    """
+    problem = api.text_problem(data, MAX_IMPORT_DEPTH, nul=False)
+    if problem == api.DEEP:
+        return _too_deep()
+    if problem == api.SURROGATE:
+        return (
+            "That file holds text that is not valid Unicode (half of a surrogate pair): it "
+            "was not written by “Export the encounter”, and nothing was imported."
+        )
+    return None
+
+
+@dataclass
+class _Plan:
+    """An import worked out in memory: the final state and every row to write."""
+
+    state: State
+    last: dict[str, Any] = dataclass_field(default_factory=dict)  # state.to_dict()
+    rows: list[LogEntry] = dataclass_field(default_factory=list)
+    stored: int = 0
+
+    def count(self, *values: Any) -> None:
+        """Add what these values take stored; refuse once an import would store too much."""
+        self.stored += sum(len(json.dumps(v, separators=(",", ":"))) for v in values)
+        if self.stored > MAX_IMPORT_STORED_BYTES:
+            raise NotAnExport(
+                f"That export would store more than {MAX_IMPORT_STORED_BYTES // 1024} KiB "
+                "(its log and combatants together), the most one import may: export a "
+                "shorter fight or leave out its history."
+            )
+
+
+def _new_state(info: dict[str, Any]) -> State:
+    settings_in = info.get("settings") or {}
+    if not isinstance(settings_in, dict):
+        raise NotAnExport('In that export, "settings" is not an object.')
+    known = {s.key for s in get_ruleset(info["ruleset"]).all_settings()}
+    chosen = {k: v for k, v in settings_in.items() if k in known}
+    name = str(info.get("name") or "Imported encounter")[:80]
+    try:
+        return new_encounter(info["ruleset"], name, chosen)
+    except ValueError as e:  # a dice expression that cannot be rolled
+        raise NotAnExport(f"The encounter was refused: {e}") from None
+    except Exception as e:  # the engine refuses a setting by raising its refusal
+        refusal = getattr(e, "refusal", None)
+        if not isinstance(refusal, Refusal):
+            raise
+        raise NotAnExport(f"The encounter was refused: {refusal.message}") from None
+
+
+def plan_import(data: dict[str, Any]) -> _Plan:
+    """Everything an import will write, worked out in memory; NotAnExport if a value is refused.
+
+    Each value goes through the rules engine's own commands (add_combatant, adjust,
+    defeat, ...), so a value the engine refuses (a bad dice expression, a name too long)
+    refuses the whole import, naming it. Nothing is written yet.
+    """
+    info = data["encounter"]
+    state = _new_state(info)
+    plan = _Plan(state, state.to_dict())
+    rng = services.make_rng()
+
+    def run(command: dict[str, Any], what: str) -> list[dict[str, Any]]:
+        command = {**command, "by": "gm"}
+        outcome = apply(plan.state, command, rng)
+        if outcome.refusal is not None:
+            raise NotAnExport(f"{what} was refused: {outcome.refusal.message}")
+        after = outcome.state.to_dict()
+        back = statediff.diff(after, plan.last)
+        plan.count(command, outcome.events, back)
+        plan.state, plan.last = outcome.state, after
+        plan.rows.append(
+            LogEntry(
+                seq=len(plan.rows) + 1,
+                version=len(plan.rows) + 2,
+                command=command,
+                by="gm",
+                events=outcome.events,
+                state_patch=back,
+                changed=bool(back),
+            )
+        )
+        return outcome.events
+
+    for spec in (info.get("custom_actions") or {}).values():
+        if isinstance(spec, dict):
+            run(
+                {"type": "add_custom_action", **_plain(spec)},
+                f"The custom action {spec.get('name')!r}",
+            )
+    for key, cost in (info.get("cost_overrides") or {}).items():
+        run({"type": "set_cost", "action": key, "cost": cost}, f"The cost of {key!r}")
+    ids: dict[str, str] = {}
+    for c in data.get("combatants", []):
+        fields = fields_for(info["ruleset"], {**c, "mods": _mods_of(info["ruleset"], c)})
+        name = c.get("name")
+        command = {"type": "add_combatant", **fields, "name": name}
+        if c.get("initiative") not in (None, ""):
+            command["initiative"] = c["initiative"]
+        if c.get("hidden"):
+            command["hidden"] = True
+        events = run(command, f"The combatant {name!r}")
+        new_id = next(e["data"]["id"] for e in events if e["kind"] == "combatant_added")
+        if isinstance(c.get("id"), str):
+            ids[c["id"]] = new_id
+        hp, top = c.get("current_hp"), c.get("hp")
+        if isinstance(hp, int) and isinstance(top, int) and 0 <= hp < top:
+            run(
+                {"type": "adjust", "actor": new_id, "resource": "hp", "value": hp},
+                f"The HP of {name!r}",
+            )
+        if c.get("defeated") and not plan.state.combatants[new_id].defeated:
+            run({"type": "defeat", "actor": new_id}, f"Defeating {name!r}")
+    _plan_log(plan, data.get("log", []), ids)
+    return plan
 
 
 def import_encounter(user: Any, data: dict[str, Any]) -> Encounter:
     """A new encounter of `user`'s from a parsed export; NotAnExport if a value is refused.
 
-    Built in one transaction through the rules engine's own commands: a value the engine
-    refuses (a bad dice expression, a name too long) refuses the whole import, naming it.
+    Worked out in memory first (plan_import); then one short transaction writes the
+    encounter and its log in two statements' worth of rows, so the database's write
+    lock is held for milliseconds, not for one command per value in the file.
     """
-    info = data["encounter"]
-    settings = info.get("settings") or {}
-    if not isinstance(settings, dict):
-        raise NotAnExport('In that export, "settings" is not an object.')
-    known = {s.key for s in get_ruleset(info["ruleset"]).all_settings()}
-    settings = {k: v for k, v in settings.items() if k in known}
+    return write_import(user, plan_import(data))
+
+
+def write_import(user: Any, plan: _Plan) -> Encounter:
+    """The one short transaction of an import: the encounter row and its log, in bulk."""
     with transaction.atomic():
-        made = services.create_encounter(
-            user, str(info.get("name") or "Imported encounter")[:80], info["ruleset"], settings
+        enc = Encounter.objects.create(
+            owner=user,
+            name=plan.state.name,
+            ruleset=plan.state.ruleset,
+            state=plan.state.to_dict(),
+            version=1 + sum(1 for r in plan.rows if r.kind == LogEntry.COMMAND),
         )
-        if isinstance(made, Refusal):
-            raise NotAnExport(f"The encounter was refused: {made.message}")
-        enc = made
-        viewer = gm_viewer(enc)
-
-        def run(command: dict[str, Any], what: str) -> services.Result:
-            result = services.run_command(enc.pk, viewer, command)
-            if not result.ok:
-                assert result.refusal is not None
-                raise NotAnExport(f"{what} was refused: {result.refusal.message}")
-            return result
-
-        for spec in (info.get("custom_actions") or {}).values():
-            if isinstance(spec, dict):
-                run(
-                    {"type": "add_custom_action", **_plain(spec)},
-                    f"The custom action {spec.get('name')!r}",
-                )
-        for key, cost in (info.get("cost_overrides") or {}).items():
-            run({"type": "set_cost", "action": key, "cost": cost}, f"The cost of {key!r}")
-        ids: dict[str, str] = {}
-        for c in data.get("combatants", []):
-            fields = fields_for(enc.ruleset, {**c, "mods": _mods_of(enc.ruleset, c)})
-            name = c.get("name")
-            command = {"type": "add_combatant", **fields, "name": name}
-            if c.get("initiative") not in (None, ""):
-                command["initiative"] = c["initiative"]
-            if c.get("hidden"):
-                command["hidden"] = True
-            result = run(command, f"The combatant {name!r}")
-            new_id = next(e["data"]["id"] for e in result.events if e["kind"] == "combatant_added")
-            if isinstance(c.get("id"), str):
-                ids[c["id"]] = new_id
-            hp, top = c.get("current_hp"), c.get("hp")
-            if isinstance(hp, int) and isinstance(top, int) and 0 <= hp < top:
-                run(
-                    {"type": "adjust", "actor": new_id, "resource": "hp", "value": hp},
-                    f"The HP of {name!r}",
-                )
-            if c.get("defeated"):
-                state = screens.load_state(Encounter.objects.get(pk=enc.pk))
-                if not state.combatants[new_id].defeated:
-                    run({"type": "defeat", "actor": new_id}, f"Defeating {name!r}")
-        _import_log(enc, data.get("log", []), ids)
-    enc.refresh_from_db()
+        for row in plan.rows:
+            row.encounter = enc
+            if row.kind == LogEntry.IMPORTED:
+                row.version = enc.version
+        LogEntry.objects.bulk_create(plan.rows)
     return enc
 
 
@@ -412,43 +555,44 @@ def _clean_command(cmd: Any, ids: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def _import_log(enc: Encounter, entries: list[Any], ids: dict[str, str]) -> None:
+def _plan_log(plan: _Plan, entries: list[Any], ids: dict[str, str]) -> None:
     """The exported log, kept as history after the entries the import itself made.
 
-    Imported entries are never undone (undo takes back commands, kind "command"), and
-    their `state_before` is the imported encounter's own state, never anything from the
-    file: nothing in an uploaded file can become the live state.
+    Imported entries are never undone (undo takes back commands, kind "command") and
+    carry no state: they changed nothing here, and nothing in an uploaded file can
+    become the live state.
     """
-    locked = Encounter.objects.select_for_update().get(pk=enc.pk)
-    seq = locked.log.aggregate(m=Max("seq"))["m"] or 0
-    rows = []
     for entry in entries:
         if not isinstance(entry, dict):
             continue
+        raw_events = entry.get("events")
         events = [
             e
             for e in (
-                _clean_event(ev, ids) for ev in (entry.get("events") or [])[:MAX_EVENTS_PER_ENTRY]
+                _clean_event(ev, ids)
+                for ev in (raw_events if isinstance(raw_events, list) else [])[
+                    :MAX_EVENTS_PER_ENTRY
+                ]
             )
             if e is not None
         ]
         if not events:
             continue
-        seq += 1
-        rows.append(
+        command = _clean_command(entry.get("command"), ids)
+        plan.count(command, events)
+        plan.rows.append(
             LogEntry(
-                encounter=locked,
-                seq=seq,
-                version=locked.version,
+                seq=len(plan.rows) + 1,
+                version=0,
                 kind=LogEntry.IMPORTED,
-                command=_clean_command(entry.get("command"), ids),
+                command=command,
                 by="gm" if entry.get("by") == "gm" else "player",
                 events=events,
-                state_before=locked.state,
+                state_patch=[],
+                changed=False,
                 undone=bool(entry.get("undone")),
             )
         )
-    LogEntry.objects.bulk_create(rows)
 
 
 # --- views -------------------------------------------------------------------------------
@@ -517,7 +661,8 @@ def add_from_template(request: HttpRequest, encounter_id: int) -> HttpResponse:
         bad = Refusal("bad_option", f"How many: a whole number from 1 to {MAX_COPIES}.")
         return answer(request, viewer, refusal=bad, back=back)  # type: ignore[arg-type]
     fields = {**fields_for(enc.ruleset, template.data), "name": template.name}
-    added, refusal = add_copies(enc, viewer, fields, count)
+    form = services.form_key(viewer, request.path, request.POST)
+    added, refusal = add_copies(enc, viewer, fields, count, form)
     if refusal is not None and not added:
         return answer(request, viewer, refusal=refusal, back=back)  # type: ignore[arg-type]
     notice = f"Added {', '.join(added)}."
@@ -568,9 +713,10 @@ def delete_template(request: HttpRequest, template_id: int) -> HttpResponse:
 @require_GET
 def export_view(request: HttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
-    response = JsonResponse(export_encounter(enc), json_dumps_params={"indent": 2})
+    response = StreamingHttpResponse(export_chunks(enc), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{export_filename(enc)}"'
-    return response
+    # Streamed, one log entry at a time; the decorators are typed for plain responses.
+    return response  # type: ignore[return-value]
 
 
 @login_required
@@ -579,6 +725,11 @@ def import_view(request: HttpRequest) -> HttpResponse:
     upload = request.FILES.get("file")
     if upload is None:
         return _library(request, "Choose a file to import (an encounter export, .json).", 400)
+    limited = ratelimit.hit("imports", str(request.user.pk), settings.VTT_RATE_IMPORTS, "imports")
+    if limited is not None:
+        response = _library(request, limited.message, 429)
+        response["Retry-After"] = str(limited.wait)
+        return response
     if upload.size and upload.size > MAX_IMPORT_BYTES:
         return _library(
             request,

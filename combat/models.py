@@ -3,7 +3,8 @@
 The whole rules state of an encounter lives in one JSON column
 (`combat.rules.Encounter.to_dict()`), next to a version that grows by one on
 every change anyone can see. Seats and the spectator link are secret tokens;
-the log keeps every command with the state from before it, for the GM's undo.
+the log keeps every command with what it takes to get the state from before it back
+(a patch, combat/statediff.py), for the GM's undo.
 """
 
 from __future__ import annotations
@@ -84,7 +85,15 @@ class LogEntry(models.Model):
     by = models.CharField(max_length=10)  # "gm" or "player"
     seat = models.ForeignKey(Seat, on_delete=models.SET_NULL, null=True, blank=True)
     events = models.JSONField(default=list)
-    state_before = models.JSONField()
+    # The state before the command, kept compactly (combat/statediff.py): `state_patch`
+    # turns the state after this entry back into the state before it ([] when the entry
+    # changed nothing, as a roll or an imported entry). Rows written before patches keep
+    # a whole copy in `state_before` instead (and no patch); both are read by
+    # statediff.before_of.
+    state_before = models.JSONField(null=True, blank=True)
+    state_patch = models.JSONField(null=True, blank=True)
+    # False for a command that changed no state (a roll): undo passes over it.
+    changed = models.BooleanField(default=True)
     undone = models.BooleanField(default=False)
     idempotency_key = models.CharField(max_length=200, null=True, blank=True)
     request_hash = models.CharField(max_length=64, blank=True, default="")

@@ -1,25 +1,34 @@
 """Who has a socket open: one row per socket, refreshed by the page's heartbeat.
 
-A row unseen for STALE seconds no longer counts (a server that crashed never
-said goodbye), so the count a GM sees heals by itself.
+A row unseen for longer than a socket may stay silent no longer counts (a server that
+crashed never said goodbye), so the count a GM sees heals by itself. A live socket that
+goes silent is dropped by its own consumer (combat/consumers.py) and the GM told at once.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from combat.access import PLAYER, SPECTATOR, Viewer
 from combat.models import Presence
 
-STALE = timedelta(seconds=75)
 FORGET = timedelta(minutes=30)
 
 
+def stale() -> timedelta:
+    """How long a row counts without a heartbeat: the sockets' own limit (40 s by default),
+    or 75 s where sockets are never closed for silence."""
+    return timedelta(seconds=settings.PRESENCE_TIMEOUT_SECONDS or 75)
+
+
 def live(encounter_id: int) -> QuerySet[Presence]:
-    return Presence.objects.filter(encounter_id=encounter_id, last_seen__gte=timezone.now() - STALE)
+    return Presence.objects.filter(
+        encounter_id=encounter_id, last_seen__gte=timezone.now() - stale()
+    )
 
 
 def join(viewer: Viewer, channel_name: str) -> None:
@@ -63,3 +72,13 @@ def audiences(
         elif role == Presence.SPECTATOR:
             public = True
     return gm, seats, public
+
+
+def on_link(viewer: Viewer) -> int:
+    """How many live sockets share this viewer's link (a seat's, or the spectators')."""
+    if viewer.role == PLAYER:
+        seat = viewer.seat_pk
+        return live(viewer.encounter_id).filter(role=Presence.PLAYER, seat_id=seat).count()
+    if viewer.role == SPECTATOR:
+        return live(viewer.encounter_id).filter(role=Presence.SPECTATOR).count()
+    return 0

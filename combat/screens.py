@@ -2,14 +2,15 @@
 
 Pages and pushed fragments are rendered from these contexts only. For players
 and spectators the lists come from `combat.rules.view.redacted`, so a hidden
-combatant never reaches their HTML; sentences written by the engine (refusal
-reasons, log lines) are also scrubbed of hidden combatants' names.
+combatant never reaches their HTML. Everything else is chosen by id, never by matching
+names in text: a log line is shown only when no combatant it involves is hidden now, and
+a lasting effect that names a hidden combatant shows only its own name ("Grappled").
+Text is never rewritten, so nothing a caller types can test a guess at a hidden name.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -35,7 +36,7 @@ PHASES = {
     "setup": "Setting up",
     "seize": "Between rounds",
     "combat": "In combat",
-    "ended": "Combat over",
+    "ended": "Combat is over",
 }
 
 # Stat rows offered on every combatant form, besides the ones it already has.
@@ -61,17 +62,28 @@ def load_state(enc: Encounter) -> State:
 # --- words ------------------------------------------------------------------------------
 
 
-def hidden_names(state: State) -> list[str]:
-    """Names that must not reach players: hidden combatants' names no visible one shares."""
-    shown = {c.name for c in state.combatants.values() if not c.hidden}
-    names = {c.name for c in state.combatants.values() if c.hidden and c.name not in shown}
-    return sorted(names, key=len, reverse=True)
+def hidden_ids(state: State) -> tuple[str, ...]:
+    """The ids players and spectators must not meet, in a stable order (a cache key)."""
+    return tuple(sorted(cid for cid, c in state.combatants.items() if c.hidden))
 
 
-def scrub(text: str, names: Iterable[str]) -> str:
-    for name in names:
-        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "someone", text)
-    return text
+def event_shown(ev: dict[str, Any], hidden: Iterable[str]) -> bool:
+    """Whether someone other than the GM sees this event: not GM-only when it happened,
+    and involving no combatant that is hidden now (one hidden later drops out again)."""
+    if ev.get("gm_only"):
+        return False
+    gone = set(hidden)
+    return not any(i in gone for i in ev.get("involved") or ())
+
+
+def effect_text(effect: Any, hidden: Iterable[str]) -> str:
+    """A lasting effect as a reader sees it: "grappled by the Troll" names the Troll, so
+    while the Troll is hidden the effect shows only its own name ("Grappled")."""
+    gone = set(hidden)
+    refs = [effect.until_of, *(v for v in (effect.detail or {}).values() if isinstance(v, str))]
+    if gone and any(r in gone for r in refs):
+        return str(effect.name)
+    return str(effect.text or effect.name)
 
 
 def format_roll(roll: dict[str, Any]) -> str:
@@ -202,7 +214,7 @@ def target_choices(state: State, visible: list[str]) -> list[dict[str, str]]:
     ]
 
 
-def action_panel(state: State, cid: str, visible: list[str], names: list[str]) -> KeyedList:
+def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
     """Every catalogue action for one combatant: cost, allowed now or why not, and its options."""
     c = state.combatants[cid]
     targets = [t for t in target_choices(state, visible) if t["id"] != cid]
@@ -244,7 +256,8 @@ def action_panel(state: State, cid: str, visible: list[str], names: list[str]) -
                 "summary": a["summary"],
                 "reaction": a["reaction"],
                 "allowed": a["allowed"],
-                "reason": scrub(a["reason"], names),
+                # The engine names others in reasons by public name only (hidden: "someone else").
+                "reason": a["reason"],
                 "fields": fields,
             }
         )
@@ -258,14 +271,14 @@ def combatant_card(
     *,
     audience: str,
     visible: list[str],
-    names: list[str],
+    hidden: tuple[str, ...],
     with_actions: bool,
     seat_of: dict[str, Seat] | None = None,
     shared: Shared | None = None,
 ) -> dict[str, Any]:
     shared = Shared() if shared is None else shared
     # Players and spectators see the same card of a combatant (only the GM's has more).
-    key = ("card", cid, with_actions, tuple(visible), tuple(names))
+    key = ("card", cid, with_actions, tuple(visible), hidden)
     if audience != GM and key in shared:
         return shared[key]
     c = state.combatants[cid]
@@ -286,7 +299,7 @@ def combatant_card(
         "initiative_bonus": c.initiative_bonus,
         "group": state.groups[c.group].name if c.group and c.group in state.groups else "",
         "resources": widgets(state, cid),
-        "effects": [scrub(e.text or e.name, names) for e in c.effects],
+        "effects": [effect_text(e, hidden) for e in c.effects],
         "engaged": [{"id": i, "name": state.combatants[i].name} for i in c.engaged if i in visible],
         "carry": c.carry,
         "prepared": c.prepared,
@@ -305,10 +318,8 @@ def combatant_card(
     }
     if with_actions:
         # The same for the GM and the player of this combatant, unless someone is hidden.
-        panel = ("actions", cid, tuple(visible), tuple(names))
-        actions = card["actions"] = shared.get_or(
-            panel, lambda: action_panel(state, cid, visible, names)
-        )
+        panel = ("actions", cid, tuple(visible), hidden)
+        actions = card["actions"] = shared.get_or(panel, lambda: action_panel(state, cid, visible))
         card["actions_now"] = shared.get_or(
             ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
         )
@@ -341,24 +352,24 @@ def _can_take_turn(state: State, cid: str) -> bool:
     )
 
 
-def log_lines(entries: Iterable[Entry], audience: str, names: list[str]) -> KeyedList:
+def log_lines(entries: Iterable[Entry], audience: str, hidden: tuple[str, ...]) -> KeyedList:
     """The newest lines first; for players and spectators only what they may see."""
     lines: list[KeyedDict] = []
     for entry in entries:
-        for line in _entry_lines(entry, audience == GM, names):
+        for line in _entry_lines(entry, audience == GM, hidden):
             lines.append(line)
             if len(lines) >= LOG_LINES:
                 return KeyedList(lines)
     return KeyedList(lines)
 
 
-def _entry_lines(entry: Entry, gm: bool, names: list[str]) -> list[KeyedDict]:
+def _entry_lines(entry: Entry, gm: bool, hidden: tuple[str, ...]) -> list[KeyedDict]:
     """One entry's lines, newest first, for the GM or for everyone else.
 
     Kept per process like the events they come from, so a push builds only the new
     entry's lines; they are shared by every push that shows them and never changed.
     """
-    key = (entry.key, gm, tuple(names), entry.undone)
+    key = (entry.key, gm, hidden, entry.undone)
     with _EVENTS_LOCK:
         known = _LINES.get(key)
         if known is not None:
@@ -366,14 +377,14 @@ def _entry_lines(entry: Entry, gm: bool, names: list[str]) -> list[KeyedDict]:
             return known
     lines: list[KeyedDict] = []
     for ev in reversed(entry.events):
-        if ev.get("gm_only") and not gm:
+        if not gm and not event_shown(ev, hidden):
             continue
         text = ev.get("text", "")
         # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
         lines.append(
             KeyedDict(
                 seq=entry.seq,
-                text=text if gm else scrub(text, names),
+                text=text,
                 rolls=[format_roll(r) for r in ev.get("rolls") or []],
                 ruling=ev.get("ruling", False),
                 gm_only=ev.get("gm_only", False),
@@ -399,6 +410,7 @@ class Entry:
     # (id, creation time): the same entry in every push (see _EVENTS); no time, no reuse.
     key: tuple[int, Any] = (0, None)
     kind: str = LogEntry.COMMAND
+    seat_id: int | None = None  # the seat that sent the command (None: the GM)
 
 
 # The events of a log entry never change once it is written (undo only marks it undone):
@@ -417,7 +429,9 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     once per process (docs/performance.md).
     """
     rows = list(
-        enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone", "kind")[:LOG_LINES]
+        enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone", "kind", "seat_id")[
+            :LOG_LINES
+        ]
     )
     with _EVENTS_LOCK:
         missing = [row[0] for row in rows if row[:2] not in _EVENTS]
@@ -431,10 +445,10 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     with _EVENTS_LOCK:
         found = [_EVENTS.get(row[:2]) for row in rows]
     out = []
-    for (pk, created, seq, undone, kind), events in zip(rows, found, strict=True):
+    for (pk, created, seq, undone, kind, seat_id), events in zip(rows, found, strict=True):
         if events is None:  # pushed out meanwhile by other tables: read it again
             events = LogEntry.objects.get(pk=pk).events
-        out.append(Entry(seq, events, undone, (pk, created), kind))
+        out.append(Entry(seq, events, undone, (pk, created), kind, seat_id))
     return out
 
 
@@ -452,6 +466,43 @@ def remember_events(entry: LogEntry) -> None:
 def _trim_events() -> None:
     while len(_EVENTS) > _EVENTS_MAX:
         _EVENTS.popitem(last=False)
+
+
+# Whose turn it is, rounds and initiative: the page shows them already ("Your turn").
+FLOW_KINDS = frozenset(
+    {"turn", "round", "end_turn", "combat_start", "combat_end", "initiative", "seize_window"}
+)
+
+
+def seat_notice(
+    entries: Iterable[Entry], seat: Seat, hidden: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """What just happened to this seat, for the notice at the top of its page (issue 12
+    item 3): the outcome of its own last command (hit or miss, damage, what it cost), or
+    what someone else's command did to one of its combatants (hit, prompted to react,
+    defeated). Only the newest such command, and only while no later command has begun a
+    turn: a notice never outlives the turn it belongs to. Lines are chosen by the ids they
+    involve, as the log's are, so a hidden combatant's deeds never show."""
+    controls = set(seat.combatant_ids)
+    for entry in entries:  # newest first
+        if not entry.undone:
+            shown = [ev for ev in entry.events if event_shown(ev, hidden)]
+            own = entry.seat_id == seat.pk and entry.kind == LogEntry.COMMAND
+            touched = [
+                ev
+                for ev in shown
+                if ev.get("kind") not in FLOW_KINDS and controls & set(ev.get("involved") or ())
+            ]
+            lines = shown if own else touched
+            if lines:
+                return {
+                    "seq": entry.seq,
+                    "own": own,
+                    "lines": [str(ev.get("text", "")) for ev in lines],
+                }
+        if any(ev.get("kind") in ("turn", "round", "combat_end") for ev in entry.events):
+            return None
+    return None
 
 
 def can_undo(enc: Encounter, entries: list[Entry]) -> bool:
@@ -520,7 +571,8 @@ def _common(
     rs = get_ruleset(state.ruleset)
     data = shared.get_or(("redacted", audience), lambda: redacted(state, audience))
     visible = list(data["combatants"])
-    names = [] if audience == GM else shared.get_or("names", lambda: hidden_names(state))
+    # The hidden ids: what a card, a log line or a panel is kept apart by.
+    hidden = () if audience == GM else shared.get_or("hidden", lambda: hidden_ids(state))
     ids = display_order(state, visible, data["order"])
     turn = data.get("turn")
     rows = order_rows(state, ids, turn, data["acted"], controls, audience)
@@ -547,11 +599,11 @@ def _common(
         "log": shared.get_or(
             ("log", audience),
             lambda: log_lines(
-                shared.get_or("entries", lambda: recent_entries(enc)), audience, names
+                shared.get_or("entries", lambda: recent_entries(enc)), audience, hidden
             ),
         ),
         "_visible": visible,
-        "_names": names,
+        "_hidden": hidden,
     }
 
 
@@ -565,7 +617,7 @@ def gm_context(
     seats = shared.get_or("seats", lambda: list(enc.seats.all()))
     seat_of = {cid: s for s in seats if not s.revoked for cid in s.combatant_ids}
     ctx = _common(enc, state, GM, set(state.combatants), shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     presence = presence_counts(enc, seats, shared.get("presence"))
     ctx["combatants"] = [
         combatant_card(
@@ -573,7 +625,7 @@ def gm_context(
             cid,
             audience=GM,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=True,
             seat_of=seat_of,
             shared=shared,
@@ -581,20 +633,20 @@ def gm_context(
         for cid in [r["id"] for r in ctx["order"]]
     ]
     ctx["turn_card"] = next((c for c in ctx["combatants"] if c["is_turn"]), None)
+    # No secret link in here: this context is also pushed over sockets, and a frame may
+    # reach a socket whose link has just been replaced. The links are in `gm_links`,
+    # which only HTTP answers carry (docs/decisions.md).
     ctx["seats"] = [
         {
             "id": s.pk,
             "name": s.name,
-            "url": reverse("player", args=[s.token]),
             "revoked": s.revoked,
             "combatants": [state.name_of(c) for c in s.combatant_ids if c in state.combatants],
             "online": presence["seats"].get(s.pk, 0),
         }
         for s in seats
     ]
-    ctx["spectator_url"] = (
-        reverse("spectator", args=[enc.spectator_token]) if enc.spectator_token else ""
-    )
+    ctx["spectator_on"] = bool(enc.spectator_token)
     ctx["presence"] = presence
     ctx["post_url"] = reverse("gm_command", args=[enc.pk])
     ctx["settings"] = [
@@ -624,16 +676,20 @@ def player_context(
     state = state or load_state(enc)
     controls = set(seat.combatant_ids)
     ctx = _common(enc, state, PLAYER, controls, shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     ctx["seat"] = seat
-    ctx["post_url"] = reverse("player_command", args=[seat.token])
+    # Relative to the page (/p/<token>/): the token never appears in a pushed fragment, so
+    # a frame that reaches the holder of a replaced link teaches them nothing.
+    ctx["post_url"] = "command/"
+    ctx["summary_url"] = "summary/"
+    ctx["notice"] = seat_notice(shared["entries"], seat, hidden)
     ctx["panels"] = [
         combatant_card(
             state,
             cid,
             audience=PLAYER,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=True,
             shared=shared,
         )
@@ -646,7 +702,7 @@ def player_context(
             r["id"],
             audience=PLAYER,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=False,
             shared=shared,
         )
@@ -662,18 +718,33 @@ def public_context(
     shared = Shared() if shared is None else shared
     state = state or load_state(enc)
     ctx = _common(enc, state, PUBLIC, set(), shared)
-    visible, names = ctx.pop("_visible"), ctx.pop("_names")
+    visible, hidden = ctx.pop("_visible"), ctx.pop("_hidden")
     ctx["roster"] = [
         combatant_card(
             state,
             r["id"],
             audience=PUBLIC,
             visible=visible,
-            names=names,
+            hidden=hidden,
             with_actions=False,
             shared=shared,
         )
         for r in ctx["order"]
     ]
     ctx["log"] = ctx["log"].head(15)
+    ctx["summary_url"] = "summary/"  # relative to /s/<token>/, as the player's
     return ctx
+
+
+def gm_links(enc: Encounter) -> dict[str, Any]:
+    """The secret links of an encounter, for the GM's HTTP answers only (never pushed)."""
+    return {
+        "enc": enc,
+        "links": [
+            {"id": s.pk, "name": s.name, "url": reverse("player", args=[s.token])}
+            for s in enc.seats.filter(revoked=False).order_by("pk")
+        ],
+        "spectator_url": (
+            reverse("spectator", args=[enc.spectator_token]) if enc.spectator_token else ""
+        ),
+    }

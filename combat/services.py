@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -17,11 +18,13 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from combat import broadcast, screens
+from combat import broadcast, screens, statediff
 from combat.access import GM, PLAYER, Viewer
 from combat.models import Encounter, LogEntry, Seat, new_token
 from combat.rules import ACTOR_COMMANDS, COMMANDS, Refusal, apply, new_encounter, rulesets
 from combat.rules import Encounter as State
+from combat.rules.engine import NO_WINDOW, UNKNOWN_COMMAND
+from combat.rules.state import UNKNOWN_COMBATANT
 
 # Fields of a command that name a combatant; a player may only name ones they can see.
 _ID_FIELDS = ("actor", "target")
@@ -55,6 +58,58 @@ def _request_hash(command: dict[str, Any]) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
+# --- the pages' one-time keys --------------------------------------------------------------
+#
+# A page's form posts carry the version the page was showing (`form_key`, added by
+# static/js/posts.js from the #sync element every render of a live page carries). The key
+# of such a post is made here from who posts, that version and what the form says, and
+# goes through the same idempotency check as the API's Idempotency-Key: the same form sent
+# again before the page has shown anything newer (a double click, a queued second tap, a
+# "Send again" after a lost answer) is answered with the first answer and acts once. A
+# page that has since shown a newer version makes a new key, so doing the same thing again
+# on purpose works. The scope is taken from the viewer, never from the form, so one
+# audience's key is never another's.
+
+FORM_KEY_FIELD = "form_key"
+_NOT_ASKED = ("csrfmiddlewaretoken", FORM_KEY_FIELD)
+_RENDER = re.compile(r"[0-9]{1,12}")
+
+
+@dataclass(frozen=True)
+class FormKey:
+    """The idempotency key of one form post and the digest of what it asked."""
+
+    key: str
+    asked: dict[str, Any]
+
+
+def form_key(viewer: Viewer, path: str, posted: Any) -> FormKey | None:
+    """The key of a page's form post, or None when it carries no (well-formed) render."""
+    render = posted.get(FORM_KEY_FIELD) or ""
+    if not _RENDER.fullmatch(render):
+        return None
+    fields = sorted((k, posted.getlist(k)) for k in posted if k not in _NOT_ASKED)
+    asked = {"path": path, "fields": fields}
+    digest = _request_hash(asked)[:40]
+    scope = "gm" if viewer.role == GM else f"seat{viewer.seat_id}"
+    return FormKey(f"form:{scope}:{render}:{digest}", asked)
+
+
+def replayed(encounter_id: int, viewer: Viewer, key: FormKey | None) -> Result | None:
+    """The first answer to this form post, if it was already acted on (else None)."""
+    if key is None:
+        return None
+    done = LogEntry.objects.filter(encounter_id=encounter_id, idempotency_key=key.key).first()
+    if done is None or done.request_hash != _digest(viewer, key.asked):
+        return None
+    return Result(True, done.version, done.events, replayed=True, seq=done.seq)
+
+
+def _digest(viewer: Viewer, asked: Any) -> str:
+    # Who sent it is part of the request: another seat reusing a key is refused, not replayed.
+    return _request_hash({"command": asked, "role": viewer.role, "seat": viewer.seat_id})
+
+
 def _publish_on_commit(enc: Encounter) -> None:
     """Push the change once it is committed; a rolled-back change pushes nothing.
 
@@ -65,9 +120,7 @@ def _publish_on_commit(enc: Encounter) -> None:
     transaction.on_commit(partial(broadcast.publish, enc.pk, enc.version), robust=True)
 
 
-def _bump(enc: Encounter, state: State | None = None) -> None:
-    if state is not None:
-        enc.state = state.to_dict()
+def _bump(enc: Encounter) -> None:
     enc.version += 1
     enc.save()
 
@@ -81,9 +134,7 @@ def create_encounter(
     """A new encounter in setup, with its spectator link; a refusal for a bad ruleset or setting."""
     if ruleset not in rulesets():
         known = ", ".join(rulesets())
-        return Refusal(
-            "unknown_ruleset", f"There is no ruleset {ruleset!r}; choose one of {known}."
-        )
+        return Refusal("unknown_ruleset", f"There is no such ruleset; choose one of {known}.")
     try:
         state = new_encounter(ruleset, name or "Encounter", settings)
     except ValueError as e:  # a dice expression that cannot be rolled
@@ -116,6 +167,12 @@ def _named_ids(command: dict[str, Any]) -> list[str]:
     return [str(i) for i in ids if isinstance(i, str) and i]
 
 
+def _window_shown(state: State, wid: Any, hidden: set[str]) -> bool:
+    """A window the players see: one that exists and that nobody hidden opened or holds."""
+    w = next((w for w in state.pending if w.id == wid), None)
+    return w is not None and w.reactor not in hidden and w.trigger not in hidden
+
+
 def check_permission(
     viewer: Viewer, seat: Seat | None, state: State, command: dict[str, Any]
 ) -> Refusal | None:
@@ -124,17 +181,24 @@ def check_permission(
     if viewer.role == GM:
         return None
     if kind not in COMMANDS and kind != "undo":
-        return Refusal("unknown_command", f"There is no command called {kind!r}.")
+        return Refusal("unknown_command", UNKNOWN_COMMAND)
     if viewer.role != PLAYER or seat is None:
         return Refusal("forbidden", "Spectators watch; they cannot act.")
     hidden = _hidden_ids(state)
     for cid in _named_ids(command):
-        if cid in hidden:
+        if cid in hidden or (cid == command.get("actor") and cid not in state.combatants):
             # The same sentence as for a combatant that does not exist: nothing leaks.
-            return Refusal("unknown_combatant", f"There is no combatant {cid!r} in this encounter.")
+            return Refusal("unknown_combatant", UNKNOWN_COMBATANT)
     actor = command.get("actor")
     if kind == "roll":
-        if actor and not seat.controls(actor):
+        if not actor:
+            # Logged under the combatant's name: a player's roll never reads "The GM rolls".
+            return Refusal(
+                "missing_option",
+                "Say which of your combatants rolls (the actor): a player's roll is logged "
+                "under that combatant's name.",
+            )
+        if not seat.controls(actor):
             return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
         return None
     if kind not in ACTOR_COMMANDS:
@@ -143,6 +207,10 @@ def check_permission(
         return Refusal("forbidden", "Say which of your combatants acts (the actor).")
     if not seat.controls(actor):
         return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
+    if kind == "react" and not _window_shown(state, command.get("window"), hidden):
+        # Last, so that it is exactly the engine's answer for a window that does not exist,
+        # whatever else the command holds (issue 12 item 10).
+        return Refusal("no_window", NO_WINDOW)
     return None
 
 
@@ -152,20 +220,23 @@ def run_command(
     command: Any,
     idempotency_key: str | None = None,
     expected_version: int | None = None,
+    form: FormKey | None = None,
 ) -> Result:
     """Apply one command for `actor_seat` and log it; a refusal changes nothing.
 
     `by` is set here from the viewer, whatever the command says. With an
     idempotency key, the same key and the same command return the first answer
     without acting again; the same key with a different command is refused.
+    A page's form post passes its `form` key instead: what counts as "the same"
+    is then what the form posted (a copy's name, worked out from the state, differs
+    the second time; the form that asked for it does not).
     """
     if not isinstance(command, dict) or not isinstance(command.get("type"), str):
         return Result.refused("bad_command", "A command must be an object with a type.")
     command = {k: v for k, v in command.items() if k != "by"}
-    # Who sent it is part of the request: another seat reusing a key is refused, not replayed.
-    digest = _request_hash(
-        {"command": command, "role": actor_seat.role, "seat": actor_seat.seat_id}
-    )
+    if form is not None:
+        idempotency_key = form.key
+    digest = _digest(actor_seat, form.asked if form is not None else command)
     command["by"] = "gm" if actor_seat.role == GM else "player"
 
     with transaction.atomic():
@@ -196,20 +267,24 @@ def run_command(
                 f"{expected_version}): look again and resend.",
                 enc.version,
             )
-        # `apply` works on a copy, so the stored dict is read, never changed, and is what
-        # the log keeps as the state before the command.
+        # `apply` works on a copy, so the stored dict is read, never changed.
         before = enc.state
         state = State.from_dict(before, copy=False)
         refusal = check_permission(actor_seat, seat, state, command)
         if refusal is not None:
             return Result(False, enc.version, refusal=refusal)
         if command["type"] == "undo":
-            return _undo(enc, state, command, idempotency_key, digest)
+            return _undo(enc, command, idempotency_key, digest)
         outcome = apply(state, command, make_rng())
         if outcome.refusal is not None:
             return Result(False, enc.version, refusal=outcome.refusal)
+        after = outcome.state.to_dict()
+        # What undo needs is the way back from `after` to `before`: a patch, empty for a
+        # command that changed nothing (a roll keeps no copy of the table).
+        back = statediff.diff(after, before)
         seq = _next_seq(enc)
-        _bump(enc, outcome.state)
+        enc.state = after
+        _bump(enc)
         entry = LogEntry.objects.create(
             encounter=enc,
             seq=seq,
@@ -218,7 +293,8 @@ def run_command(
             by=command["by"],
             seat=seat,
             events=outcome.events,
-            state_before=before,
+            state_patch=back,
+            changed=bool(back),
             idempotency_key=idempotency_key or None,
             request_hash=digest,
         )
@@ -231,11 +307,17 @@ def _next_seq(enc: Encounter) -> int:
     return (enc.log.aggregate(m=Max("seq"))["m"] or 0) + 1
 
 
-def _undo(
-    enc: Encounter, state: State, command: dict[str, Any], key: str | None, digest: str
-) -> Result:
-    """Put back the state from before the last command not yet undone (again and again)."""
-    last = enc.log.filter(kind=LogEntry.COMMAND, undone=False).order_by("-seq").first()
+def _undo(enc: Encounter, command: dict[str, Any], key: str | None, digest: str) -> Result:
+    """Put back the state from before the last command not yet undone (again and again).
+
+    Commands that changed nothing (rolls) are passed over: a player rolling a hundred
+    times does not stand between the GM and their own last change. The current state is
+    the state after that command (every later change has been undone), so its patch
+    leads back to the state before it.
+    """
+    last = (
+        enc.log.filter(kind=LogEntry.COMMAND, undone=False, changed=True).order_by("-seq").first()
+    )
     if last is None:
         return Result(
             False, enc.version, refusal=Refusal("nothing_to_undo", "There is nothing left to undo.")
@@ -244,14 +326,18 @@ def _undo(
     what = last.events[0]["text"] if last.events else last.command.get("type", "a command")
     events: list[dict[str, Any]] = []
     if public:
-        events.append(_ruling("undo", f"The GM undoes: {public[0]['text']}"))
+        # It repeats the undone line, so it involves whom that line does (screens.event_shown).
+        undo = _ruling("undo", f"The GM undoes: {public[0]['text']}")
+        undo["involved"] = list(public[0].get("involved") or [])
+        events.append(undo)
     else:
         events.append(_ruling("undo", "The GM undoes the last command."))
     events.append(_ruling("undo", f"(Undone: {what})", gm_only=True))
     last.undone = True
     last.save(update_fields=["undone"])
     seq = _next_seq(enc)
-    enc.state = last.state_before
+    current = enc.state
+    enc.state = statediff.before_of(last, current)
     _bump(enc)
     entry = LogEntry.objects.create(
         encounter=enc,
@@ -261,7 +347,7 @@ def _undo(
         command={**command, "undoes": last.seq},
         by="gm",
         events=events,
-        state_before=state.to_dict(),
+        state_patch=statediff.diff(enc.state, current),
         idempotency_key=key or None,
         request_hash=digest,
     )

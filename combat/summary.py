@@ -2,7 +2,8 @@
 
 Everything is derived from the log: each accepted command (not undone) with the state
 from before it, and the events it produced. The state after an entry is the state before
-the next one (or the encounter's current state after the last).
+the next one (or the encounter's current state after the last); the log keeps the way
+back from each, so it is read newest first (`steps`).
 
 - Spent: the price the rules charged for each action taken (the ruleset's own `price`,
   so an Empowered Attack with +1 to hit counts 2 AP), by the round it was taken in.
@@ -29,6 +30,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from combat import statediff
 from combat.access import encounter_by_spectator_token, gm_encounter, seat_by_token
 from combat.models import Encounter, LogEntry
 from combat.rules import Encounter as State
@@ -66,19 +68,6 @@ class Tally:
         per[round_no] = per.get(round_no, 0) + amount
 
 
-def _meet(t: Tally, state: dict[str, Any]) -> None:
-    """Remember names, sides and hiding of everyone in a state (removed ones included)."""
-    for cid, c in (state.get("combatants") or {}).items():
-        if cid not in t.names:
-            t.order.append(cid)
-        t.names[cid] = str(c.get("name", cid))
-        t.sides[cid] = str(c.get("side", "npc"))
-        if c.get("hidden"):
-            t.hidden.add(cid)
-        else:
-            t.hidden.discard(cid)
-
-
 def _accepted(value: Any) -> bool:
     if isinstance(value, str):
         return value.lower() in ("1", "true", "yes", "on")
@@ -100,37 +89,116 @@ def _price(state_before: dict[str, Any], cmd: dict[str, Any]) -> tuple[int, bool
         return 0, False
 
 
-def _round_of(entry: LogEntry) -> int:
-    for ev in entry.events:
+def _round_of(events: list[Any], state_before: dict[str, Any]) -> int:
+    for ev in events:
         if isinstance(ev, dict) and isinstance(ev.get("round"), int):
             return ev["round"]
-    r = (entry.state_before or {}).get("round")
+    r = state_before.get("round")
     return r if isinstance(r, int) else 0
+
+
+Seen = dict[str, tuple[str, str, bool]]
+
+
+@dataclass
+class Step:
+    """What the count needs of one log entry, without the states themselves."""
+
+    kind: str
+    undone: bool
+    command: dict[str, Any]
+    events: list[Any]
+    seen: Seen
+    round_no: int
+    price: tuple[int, bool] = (0, False)
+    lost: list[tuple[str, int]] = field(default_factory=list)
+
+
+def _seen(state: dict[str, Any], last: Seen | None) -> Seen:
+    """Names, sides and hiding of everyone in a state; the previous one when unchanged."""
+    seen = {
+        str(cid): (str(c.get("name", cid)), str(c.get("side", "npc")), bool(c.get("hidden")))
+        for cid, c in (state.get("combatants") or {}).items()
+    }
+    return last if last == seen else seen
+
+
+def _meet(t: Tally, seen: Seen) -> None:
+    """Remember names, sides and hiding of everyone in a state (removed ones included)."""
+    for cid, (name, side, hidden) in seen.items():
+        if cid not in t.names:
+            t.order.append(cid)
+        t.names[cid] = name
+        t.sides[cid] = side
+        if hidden:
+            t.hidden.add(cid)
+        else:
+            t.hidden.discard(cid)
+
+
+def _lost(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, int]]:
+    before_c = before.get("combatants") or {}
+    after_c = after.get("combatants") or {}
+    out = []
+    for cid, c in before_c.items():
+        hp_before, hp_after = c.get("hp"), (after_c.get(cid) or {}).get("hp")
+        if isinstance(hp_before, int) and isinstance(hp_after, int) and hp_after < hp_before:
+            out.append((cid, hp_before - hp_after))
+    return out
+
+
+def steps(enc: Encounter) -> list[Step]:
+    """Each log entry, oldest first, with what the count needs of its states.
+
+    The log keeps the way back from each state (combat/statediff.py), so it is read
+    newest first, a few rows at a time, holding two states at once: never every state
+    the encounter went through.
+    """
+    out: list[Step] = []
+    last: Seen | None = None
+    rows = enc.log.order_by("-seq").defer("seat", "idempotency_key", "request_hash")
+    for entry, before, after in statediff.history(rows.iterator(chunk_size=200), enc.state):
+        cmd = entry.command if isinstance(entry.command, dict) else {}
+        last = _seen(before or {}, last)
+        step = Step(
+            kind=entry.kind,
+            undone=entry.undone,
+            command=cmd,
+            events=entry.events if isinstance(entry.events, list) else [],
+            seen=last,
+            round_no=_round_of(entry.events or [], before or {}),
+        )
+        counted = not entry.undone and entry.kind != LogEntry.UNDO
+        if counted and cmd.get("type") == "act":
+            step.price = _price(before or {}, cmd)
+        if counted and entry.kind == LogEntry.COMMAND and cmd.get("type") not in NOT_HARM:
+            step.lost = _lost(before or {}, after or {})
+        out.append(step)
+    out.reverse()
+    return out
 
 
 def tally(enc: Encounter, audience: str = GM) -> Tally:
     """Walk the log once and count, for `audience` (the GM sees everyone)."""
     t = Tally()
-    entries = list(enc.log.order_by("seq"))
-    for n, entry in enumerate(entries):
-        _meet(t, entry.state_before or {})
-        if entry.undone or entry.kind == LogEntry.UNDO:
+    for step in steps(enc):
+        _meet(t, step.seen)
+        if step.undone or step.kind == LogEntry.UNDO:
             continue
-        after = entries[n + 1].state_before if n + 1 < len(entries) else enc.state
-        cmd = entry.command if isinstance(entry.command, dict) else {}
+        cmd = step.command
         kind = cmd.get("type")
-        round_no = _round_of(entry)
+        round_no = step.round_no
         t.rounds = max(t.rounds, round_no)
         # What players never saw in the log (a hidden combatant's doing) is not counted
         # for them; HP lost still is, as their own pages showed it.
-        secret = bool(entry.events) and all(
-            isinstance(ev, dict) and ev.get("gm_only") for ev in entry.events
+        secret = bool(step.events) and all(
+            isinstance(ev, dict) and ev.get("gm_only") for ev in step.events
         )
         actor = cmd.get("actor") if isinstance(cmd.get("actor"), str) else None
         if audience != GM and secret:
             actor = None
         if kind == "act" and actor:
-            cost, is_reaction = _price(entry.state_before or {}, cmd)
+            cost, is_reaction = step.price
             t.actions += 1
             if round_no:
                 t.add_spent(actor, round_no, cost)
@@ -142,7 +210,7 @@ def tally(enc: Encounter, audience: str = GM) -> Tally:
                 t.add_spent(actor, round_no, 0)
         elif kind == "react" and actor and _accepted(cmd.get("accept", True)):
             t.reactions[actor] += 1
-        for ev in entry.events:
+        for ev in step.events:
             if not isinstance(ev, dict) or (audience != GM and ev.get("gm_only")):
                 continue
             raw = ev.get("data")
@@ -151,23 +219,17 @@ def tally(enc: Encounter, audience: str = GM) -> Tally:
             who = ev.get("actor")
             if data.get("hit") and isinstance(dmg, int) and isinstance(who, str):
                 t.dealt[who] += dmg
-                if entry.kind == LogEntry.IMPORTED and isinstance(data.get("target"), str):
+                if step.kind == LogEntry.IMPORTED and isinstance(data.get("target"), str):
                     t.taken[data["target"]] += dmg
-        if entry.kind == LogEntry.IMPORTED:
+        if step.kind == LogEntry.IMPORTED:
             # Imported history carries no states of its own: only the GM's damage by hand.
             if kind == "damage" and actor and isinstance(cmd.get("amount"), int | str):
                 with contextlib.suppress(ValueError):
                     t.taken[actor] += max(0, int(cmd["amount"]))
             continue
-        if kind in NOT_HARM:
-            continue
-        before_c = (entry.state_before or {}).get("combatants") or {}
-        after_c = (after or {}).get("combatants") or {}
-        for cid, c in before_c.items():
-            hp_before, hp_after = c.get("hp"), (after_c.get(cid) or {}).get("hp")
-            if isinstance(hp_before, int) and isinstance(hp_after, int) and hp_after < hp_before:
-                t.taken[cid] += hp_before - hp_after
-    _meet(t, enc.state)
+        for cid, amount in step.lost:
+            t.taken[cid] += amount
+    _meet(t, _seen(enc.state or {}, None))
     return t
 
 

@@ -34,6 +34,7 @@ urlpatterns = [
         views.seat_regenerate,
         name="seat_regenerate",
     ),
+    path("enc/<int:encounter_id>/links/", views.gm_links, name="gm_links"),
     path("enc/<int:encounter_id>/spectator/", views.spectator_link, name="spectator_link"),
     path("enc/<int:encounter_id>/log.json", views.log_download, name="log_download"),
     # Reuse (combat/library.py) and the after-combat summary (combat/summary.py)

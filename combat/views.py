@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.models import User
@@ -21,9 +22,10 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import Resolver404, reverse
+from django.views.decorators.cache import never_cache
 from django_htmx.middleware import HtmxDetails
 
-from combat import api, forms, screens, services
+from combat import api, forms, ratelimit, screens, services
 from combat.access import (
     Viewer,
     encounter_by_spectator_token,
@@ -82,6 +84,19 @@ def refuse(request: HttpRequest, status: int, message: str, code: str = "refused
         flash = render_to_string("combat/components/flash.html", {"refusal": refusal})
         return HttpResponse(flash, status=status)
     return render(request, "refusal.html", {"refusal": refusal, "status": status}, status=status)
+
+
+def too_many(request: HttpRequest, limited: ratelimit.Limited) -> HttpResponse:
+    """429 with the sentence saying how long to wait (in the flash region for htmx)."""
+    response = refuse(request, 429, limited.message, "rate_limited")
+    response["Retry-After"] = str(limited.wait)
+    return response
+
+
+def command_limit(request: HttpRequest, who: str) -> HttpResponse | None:
+    """One more command for `who` (a seat, a token, a GM); 429 once past the limit."""
+    limited = ratelimit.hit("commands", who, settings.VTT_RATE_COMMANDS, "commands")
+    return None if limited is None else too_many(request, limited)
 
 
 def allow(*methods: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
@@ -205,11 +220,15 @@ def _bad_input(request: HttpRequest) -> HttpResponse | None:
 # --- answering a post ---------------------------------------------------------------------
 
 
-def _notice(result: services.Result, viewer: Viewer, names: list[str]) -> str:
+def _form_key(request: HttpRequest, viewer: Viewer) -> services.FormKey | None:
+    """The one-time key of this form post (services.form_key): a repeat acts once."""
+    return services.form_key(viewer, request.path, request.POST)
+
+
+def _notice(result: services.Result, viewer: Viewer, hidden: tuple[str, ...]) -> str:
     for ev in result.events:
-        if ev.get("gm_only") and not viewer.is_gm:
-            continue
-        return ev.get("text", "Done.") if viewer.is_gm else screens.scrub(ev.get("text", ""), names)
+        if viewer.is_gm or screens.event_shown(ev, hidden):
+            return str(ev.get("text", "Done."))
     return "Done."
 
 
@@ -228,10 +247,8 @@ def answer(
     in this answer too would race the socket: an answer delivered after a newer push would
     take the page back in time, and only the socket keeps its frames in version order.
     """
-    if refusal is not None and not viewer.is_gm:
-        enc = Encounter.objects.get(pk=viewer.encounter_id)
-        names = screens.hidden_names(State.from_dict(enc.state))
-        refusal = Refusal(refusal.code, screens.scrub(refusal.message, names))
+    # A refusal is shown as the engine wrote it: it names other combatants by public name
+    # only and never repeats what the caller sent, so there is nothing to rewrite.
     if request.htmx:
         flash = render_to_string(
             "combat/components/flash.html", {"refusal": refusal, "notice": notice}
@@ -249,13 +266,13 @@ def answer_result(
 ) -> HttpResponse:
     if not result.ok:
         return answer(request, viewer, refusal=result.refusal, back=back)
-    names: list[str] = []
+    hidden: tuple[str, ...] = ()
     if not viewer.is_gm:
         state = result.state
         if state is None:
             state = State.from_dict(Encounter.objects.get(pk=viewer.encounter_id).state)
-        names = screens.hidden_names(state)
-    return answer(request, viewer, notice=_notice(result, viewer, names), back=back)
+        hidden = screens.hidden_ids(state)
+    return answer(request, viewer, notice=_notice(result, viewer, hidden), back=back)
 
 
 # --- accounts -----------------------------------------------------------------------------
@@ -288,8 +305,14 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and (bad := _bad_input(request)):
         return bad
     if request.method == "POST" and form.is_valid():
+        # Per address: each account may fill its own share of the disk (imports are
+        # bounded per account), so accounts themselves are rate-limited.
+        address = request.META.get("REMOTE_ADDR") or "unknown"
+        limited = ratelimit.hit("signups", address, settings.VTT_RATE_SIGNUPS, "sign-ups")
+        if limited is not None:
+            return too_many(request, limited)
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}. Create your first encounter.")
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
@@ -299,6 +322,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def api_tokens(request: UserHttpRequest) -> HttpResponse:
     new_token = ""
+    status = 200
     if request.method == "POST":
         if bad := _bad_input(request):
             return bad
@@ -306,11 +330,16 @@ def api_tokens(request: UserHttpRequest) -> HttpResponse:
         if request.POST.get("delete"):
             raw = request.POST["delete"]
             # Only the caller's own tokens: someone else's id deletes nothing, as a wrong one.
-            gone = raw.isdigit() and ApiToken.objects.filter(user=request.user, pk=raw).delete()[0]
+            # ASCII digits only: "²" is a digit to str.isdigit() but no id.
+            gone = (
+                bool(re.fullmatch(r"[0-9]{1,18}", raw))
+                and (ApiToken.objects.filter(user=request.user, pk=int(raw)).delete()[0])
+            )
             if gone:
                 messages.success(request, "Token deleted: programs using it are refused now.")
             else:
                 messages.error(request, "There is no such token (it may be deleted already).")
+                status = 404
         elif len(name) > 80:
             messages.error(
                 request, f"A token name is at most 80 characters; this one has {len(name)}."
@@ -318,7 +347,12 @@ def api_tokens(request: UserHttpRequest) -> HttpResponse:
         else:
             _, new_token = ApiToken.issue(request.user, name)
     tokens = ApiToken.objects.filter(user=request.user).order_by("-created")
-    return render(request, "combat/api_tokens.html", {"tokens": tokens, "new_token": new_token})
+    return render(
+        request,
+        "combat/api_tokens.html",
+        {"tokens": tokens, "new_token": new_token},
+        status=status,
+    )
 
 
 # --- encounters ---------------------------------------------------------------------------
@@ -454,11 +488,13 @@ def _console(
 ) -> HttpResponse:
     state = screens.load_state(enc)
     ctx = screens.gm_context(enc, state)
+    ctx.update(screens.gm_links(enc))
     ctx["add_cf"] = combatant_form_context(enc, state, None)
     ctx["cf"] = cf
     return render(request, "combat/gm.html", ctx)
 
 
+@never_cache  # it holds the secret links
 @login_required
 @require_GET
 def gm_console(request: HttpRequest, encounter_id: int) -> HttpResponse:
@@ -472,8 +508,12 @@ def gm_command(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
     if bad := _bad_input(request):
         return bad
+    if limited := command_limit(request, f"user:{request.user.pk}"):
+        return limited
     viewer = gm_viewer(enc)
-    result = services.run_command(enc.pk, viewer, forms.command_from_post(request.POST))
+    result = services.run_command(
+        enc.pk, viewer, forms.command_from_post(request.POST), form=_form_key(request, viewer)
+    )
     return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
 
 
@@ -495,7 +535,7 @@ def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
         return bad
     viewer = gm_viewer(enc)
     command = {"type": "add_combatant", **forms.combatant_fields(request.POST, enc.ruleset)}
-    result = services.run_command(enc.pk, viewer, command)
+    result = services.run_command(enc.pk, viewer, command, form=_form_key(request, viewer))
     seat_id = _seat_choice(enc, request.POST.get("seat"))
     if result.ok and seat_id:
         cid = next(e["data"]["id"] for e in result.events if e["kind"] == "combatant_added")
@@ -504,7 +544,7 @@ def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     if not result.ok:
         return answer(request, viewer, refusal=result.refusal, back=back)
     fresh = _add_form_oob(enc, add_open=True)
-    return answer(request, viewer, notice=_notice(result, viewer, []), back=back, extra=fresh)
+    return answer(request, viewer, notice=_notice(result, viewer, ()), back=back, extra=fresh)
 
 
 def _changed_fields(state: State, cid: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -567,17 +607,19 @@ def combatant_edit(request: HtmxHttpRequest, encounter_id: int, cid: str) -> Htt
     viewer = gm_viewer(enc)
     back = reverse("gm_console", args=[enc.pk])
     changed = _changed_fields(state, cid, forms.combatant_fields(request.POST, enc.ruleset))
-    result = None
-    if changed:
+    key = _form_key(request, viewer)
+    # Sent twice, the second finds nothing changed: it answers as the first did.
+    result = services.replayed(enc.pk, viewer, key)
+    if result is None and changed:
         result = services.run_command(
-            enc.pk, viewer, {"type": "update_combatant", "actor": cid, **changed}
+            enc.pk, viewer, {"type": "update_combatant", "actor": cid, **changed}, form=key
         )
         if not result.ok:
             return answer(request, viewer, refusal=result.refusal, back=back)
     seat_id = _seat_choice(enc, request.POST.get("seat"))
     services.assign_combatant(enc.pk, cid, seat_id)
     closed = render_to_string("combat/gm.html#editor", {"cf": None, "enc": enc, "oob": True})
-    notice = _notice(result, viewer, []) if result else "Saved."
+    notice = _notice(result, viewer, ()) if result else "Saved."
     return answer(request, viewer, notice=notice, back=back, extra=closed)
 
 
@@ -625,7 +667,8 @@ def combatant_duplicate(request: HtmxHttpRequest, encounter_id: int, cid: str) -
         if s.per_combatant and s.key in c.mods:
             command[s.key] = c.mods[s.key]
     viewer = gm_viewer(enc)
-    result = services.run_command(enc.pk, viewer, command)
+    # The copy's number comes from the state, so only the form says whether it is a repeat.
+    result = services.run_command(enc.pk, viewer, command, form=_form_key(request, viewer))
     return answer_result(request, viewer, result, reverse("gm_console", args=[enc.pk]))
 
 
@@ -643,6 +686,20 @@ def _add_form_oob(enc: Encounter, *, add_open: bool = False) -> str:
         "add_open": add_open,
     }
     return render_to_string("combat/gm.html#add_form", ctx)
+
+
+def _links_oob(enc: Encounter) -> str:
+    """The GM's links section, in an HTTP answer (the pushed view never holds a link)."""
+    return render_to_string("combat/gm.html#links", {**screens.gm_links(enc), "oob": True})
+
+
+@never_cache
+@login_required
+@require_GET
+def gm_links(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    """ "Show link": the encounter's live links, fetched over HTTP by the GM's page."""
+    enc = gm_encounter(request.user, encounter_id)
+    return render(request, "combat/gm.html#links", screens.gm_links(enc))
 
 
 def _seat_form_oob(enc: Encounter) -> str:
@@ -666,7 +723,7 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
         gm_viewer(enc),
         notice=notice,
         back=back,
-        extra=_add_form_oob(enc) + _seat_form_oob(enc),
+        extra=_add_form_oob(enc) + _seat_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -674,8 +731,15 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
 @require_POST
 def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
-    if not enc.seats.filter(pk=seat_id).exists():
+    seat = enc.seats.filter(pk=seat_id).first()
+    if seat is None:
         raise Http404("No such seat in this encounter.")
+    if request.POST.get("confirm") != "yes":
+        # Cutting a player off cannot be taken back (only replaced): ask first.
+        ctx = {"enc": enc, "seat": seat}
+        if request.htmx:
+            return render(request, "combat/revoke_confirm.html#question", ctx)
+        return render(request, "combat/revoke_confirm.html", ctx)
     services.revoke_seat(enc.pk, seat_id)
     back = reverse("gm_console", args=[enc.pk])
     return answer(
@@ -683,7 +747,7 @@ def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> Ht
         gm_viewer(enc),
         notice="Seat revoked: its link no longer works.",
         back=back,
-        extra=_add_form_oob(enc),
+        extra=_add_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -700,7 +764,7 @@ def seat_regenerate(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -
         gm_viewer(enc),
         notice=f"New link for {seat.name}; the old one is dead.",
         back=back,
-        extra=_add_form_oob(enc),
+        extra=_add_form_oob(enc) + _links_oob(enc),
     )
 
 
@@ -711,7 +775,8 @@ def spectator_link(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enabled = request.POST.get("do") != "disable"
     services.set_spectator_link(enc.pk, enabled)
     notice = "New spectator link; the old one is dead." if enabled else "Spectator link turned off."
-    return answer(request, gm_viewer(enc), notice=notice, back=reverse("gm_console", args=[enc.pk]))
+    back = reverse("gm_console", args=[enc.pk])
+    return answer(request, gm_viewer(enc), notice=notice, back=back, extra=_links_oob(enc))
 
 
 @login_required
@@ -730,7 +795,10 @@ def log_download(request: HttpRequest, encounter_id: int) -> HttpResponse:
             "undone": e.undone,
             "created": e.created.isoformat(),
         }
-        for e in enc.log.select_related("seat").order_by("seq")
+        for e in enc.log.select_related("seat")
+        .order_by("seq")
+        .defer("state_before", "state_patch")
+        .iterator(chunk_size=500)
     ]
     body = {
         "encounter": {
@@ -770,8 +838,15 @@ def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
         return HttpResponse(flash, status=404)
     if bad := _bad_input(request):
         return bad
+    if limited := command_limit(request, f"seat:{seat.pk}"):
+        return limited
     viewer = seat_viewer(seat)
-    result = services.run_command(seat.encounter_id, viewer, forms.command_from_post(request.POST))
+    result = services.run_command(
+        seat.encounter_id,
+        viewer,
+        forms.command_from_post(request.POST),
+        form=_form_key(request, viewer),
+    )
     return answer_result(request, viewer, result, reverse("player", args=[token]))
 
 

@@ -96,3 +96,15 @@ def pytest_report_header() -> list[str]:
     db = settings.DATABASES["default"]
     layer = settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1]
     return [f"database: {db['ENGINE'].rsplit('.', 1)[-1]} {db['NAME']}; channel layer: {layer}"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> None:
+    """Each test starts with no rate-limit counts (combat/ratelimit.py keeps them in the cache).
+
+    Ids repeat between tests (a rolled-back test frees them), so one test's commands
+    would otherwise count against the next one's seat of the same id.
+    """
+    from django.core.cache import cache
+
+    cache.clear()

@@ -12,6 +12,7 @@ the HTTPS redirect.
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from vtt.envconf import env_bool, env_int, env_list, env_opt, env_str
+from vtt.lan import lan_addresses, serving_on_lan
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -43,9 +45,24 @@ elif not DEBUG and _secret_key == _DEV_SECRET_KEY:
     raise ImproperlyConfigured(
         "DJANGO_SECRET_KEY is the public development key; set a secret one for production."
     )
+elif not DEBUG and (
+    len(_secret_key) < 50 or len(set(_secret_key)) < 5 or _secret_key.startswith("django-insecure-")
+):
+    # The thresholds of Django's own deploy check (security.W009), enforced at start-up: a
+    # short or repetitive key can be guessed, and it signs every session.
+    raise ImproperlyConfigured(
+        f"DJANGO_SECRET_KEY is too weak for production ({len(_secret_key)} characters, "
+        f"{len(set(_secret_key))} different): use at least 50 characters with at least 5 "
+        "different ones, not starting with 'django-insecure-'. Generate one with: "
+        "python -c 'from django.core.management.utils import get_random_secret_key; "
+        "print(get_random_secret_key())'"
+    )
 SECRET_KEY = _secret_key
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+if DEBUG and serving_on_lan() and env_opt("DJANGO_ALLOWED_HOSTS") is None:
+    # `HOST=0.0.0.0 make run`: phones on the same network reach this machine by address.
+    ALLOWED_HOSTS += lan_addresses()
 if not DEBUG and "*" in ALLOWED_HOSTS:
     raise ImproperlyConfigured(
         "DJANGO_ALLOWED_HOSTS must not contain '*' when DJANGO_DEBUG=0; "
@@ -65,6 +82,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "axes",
     # django-ninja: the API description (combat/contract.py) and its Swagger UI assets.
     "ninja",
     "combat",
@@ -84,6 +102,12 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Pages reached by a secret link (and what they post to) are never kept by a cache.
+    "vtt.redact.NoStoreSecretPages",
+    # Players and spectators never get a debug page, whatever DEBUG says.
+    "combat.linkpages.LinkErrorPages",
+    # Last, as django-axes asks: it answers a locked-out log-in (ours and /admin/'s).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "vtt.urls"
@@ -202,6 +226,39 @@ else:
         }
     }
 
+# --- Cache (rate limits) ----------------------------------------------------
+
+# The rate limits (combat/ratelimit.py) count in Django's cache. With REDIS_URL every
+# server process counts in the same place; without it each process counts for itself,
+# which is right for the one process the embedded server runs.
+if _redis_url:
+    CACHES: dict[str, dict[str, Any]] = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _redis_url,
+            "KEY_PREFIX": env_str("CACHE_PREFIX", "vtt"),
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Bounds on what one account, seat or token may store ------------------------
+
+# One import: the file, its log entries and combatants, and all it may store in total
+# (log and combatants), and how deeply its JSON may nest (docs/integrity.md).
+VTT_IMPORT_MAX_BYTES = env_int("VTT_IMPORT_MAX_BYTES", 2 * 1024 * 1024)
+VTT_IMPORT_MAX_ENTRIES = env_int("VTT_IMPORT_MAX_ENTRIES", 5000)
+VTT_IMPORT_MAX_COMBATANTS = env_int("VTT_IMPORT_MAX_COMBATANTS", 200)
+VTT_IMPORT_MAX_STORED_BYTES = env_int("VTT_IMPORT_MAX_STORED_BYTES", 8 * 1024 * 1024)
+VTT_IMPORT_MAX_DEPTH = env_int("VTT_IMPORT_MAX_DEPTH", 32)
+
+# Rate limits, each "at most N in W seconds" (a fixed window per seat, token or
+# account). Far above honest play: a player acts every few seconds, a GM imports a
+# few files a session and a household signs up a few accounts.
+VTT_RATE_COMMANDS = (env_int("VTT_RATE_COMMANDS", 60), 10)
+VTT_RATE_IMPORTS = (env_int("VTT_RATE_IMPORTS", 20), 3600)
+VTT_RATE_SIGNUPS = (env_int("VTT_RATE_SIGNUPS", 20), 3600)
+
 # --- Authentication ----------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -210,6 +267,29 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Log-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords from one
+# address, or for one user name, further tries are refused for the cool-off time with 429
+# and a page in words (templates/registration/locked_out.html). Both the GM's log-in and
+# /admin/'s go through it. The address is REMOTE_ADDR only: behind a proxy, daphne's
+# --proxy-headers puts the client's address there (docs/deploy.md); a client-sent
+# X-Forwarded-For is never believed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("VTT_LOGIN_FAILURES", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("VTT_LOGIN_COOLOFF_MINUTES", 15))
+if AXES_FAILURE_LIMIT < 1 or timedelta(0) >= AXES_COOLOFF_TIME:
+    raise ImproperlyConfigured(
+        "VTT_LOGIN_FAILURES and VTT_LOGIN_COOLOFF_MINUTES must each be 1 or more."
+    )
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # each on its own
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
+AXES_DISABLE_ACCESS_LOG = True  # keep failed attempts only, not every log-in
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -255,6 +335,17 @@ FRAGMENT_CACHE_MB = env_int("VTT_FRAGMENT_CACHE_MB", 64)
 if FRAGMENT_CACHE_MB < 0:
     raise ImproperlyConfigured("VTT_FRAGMENT_CACHE_MB must be 0 (keep none) or more.")
 
+# Each live page tells its socket it is there every HEARTBEAT_SECONDS; a socket that says
+# nothing for PRESENCE_TIMEOUT_SECONDS (two heartbeats missed, and some slack) is closed
+# and leaves the GM's list of who is connected (0: never; the benchmark's sockets send no
+# heartbeat). Tests shorten both.
+HEARTBEAT_SECONDS = 15
+PRESENCE_TIMEOUT_SECONDS = env_int("VTT_PRESENCE_TIMEOUT", 40)
+if PRESENCE_TIMEOUT_SECONDS and PRESENCE_TIMEOUT_SECONDS <= 2 * HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured(
+        f"VTT_PRESENCE_TIMEOUT must be 0 or more than two heartbeats ({2 * HEARTBEAT_SECONDS} s)."
+    )
+
 # --- Security ----------------------------------------------------------------
 
 # Scripts and styles only from this origin, or inline with the per-response
@@ -280,6 +371,8 @@ CSRF_FAILURE_VIEW = "combat.views.csrf_failure"
 # Forms here are small (the combatant form is about a hundred fields, its longest value
 # 2000 characters); anything far bigger is refused with a 400 before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
+# The proxy's body limit in docs/deploy.md is VTT_IMPORT_MAX_BYTES (the largest encounter
+# export that can be imported, set above) plus this (a test keeps them equal).
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 500
 
 X_FRAME_OPTIONS = "DENY"
@@ -306,8 +399,20 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
     },
+    # Secret links never reach a log in full (Django logs the path of a 404, for one).
+    "filters": {"redact_links": {"()": "vtt.redact.RedactLinks"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_links"],
+        },
     },
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
+    # Instead of Django's own handlers for these, which print unfiltered (a 404's path, and
+    # `runserver`'s request lines): through the redacting handler above, once.
+    "loggers": {
+        "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }

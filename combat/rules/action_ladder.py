@@ -1089,7 +1089,7 @@ class ActionLadder(Ruleset):
         if mine:
             raise refuse(
                 "answer_first",
-                f"{c.name} must first answer {enc.name_of(mine[0].trigger)}'s attack "
+                f"{c.name} must first answer {enc.public_name(mine[0].trigger)}'s attack "
                 f"({'Catch' if mine[0].kind == 'catch' else 'Dodge, Parry or Block'}, or let "
                 "it pass).",
             )
@@ -1215,7 +1215,7 @@ class ActionLadder(Ruleset):
                 if target is not None and target.id != due:
                     raise refuse(
                         "grappling",
-                        f"{c.name} is grappling {enc.name_of(due)}: "
+                        f"{c.name} is grappling {enc.public_name(due)}: "
                         "sustain that grapple or let it go first.",
                     )
             elif has_effect(c, "Grappling"):
@@ -1913,6 +1913,7 @@ class ActionLadder(Ruleset):
                 "grapple",
                 f"{grappler.name} lets go of {enc.name_of(held.id if held else None)}: {why}.",
                 actor=grappler.id,
+                involved=(held.id if held else None,),
             )
 
     # --- attacks -----------------------------------------------------------------------------
@@ -2002,7 +2003,8 @@ class ActionLadder(Ruleset):
             engage(enc, c, t)
         choices = self.defence_choices(enc, t, spec)
         if choices:
-            w = Window(enc.new_id("w"), "defend", t.id, c.id, {"attack": spec, "choices": choices})
+            detail = {"attack": spec, "choices": choices}
+            w = Window(enc.new_id("w", rng_of(ev)), "defend", t.id, c.id, detail)
             enc.pending.append(w)
             names = [k.capitalize() for k in choices]
             ev.add(
@@ -2280,7 +2282,7 @@ class ActionLadder(Ruleset):
     def open_catch(
         self, enc: Encounter, c: Combatant, t: Combatant, detail: dict[str, Any], ev: Events
     ) -> None:
-        w = Window(enc.new_id("w"), "catch", t.id, c.id, detail)
+        w = Window(enc.new_id("w", rng_of(ev)), "catch", t.id, c.id, detail)
         enc.pending.append(w)
         ev.add(
             "window",
@@ -2355,7 +2357,7 @@ class ActionLadder(Ruleset):
             raise refuse("no_reaction", f"{self.name} has no reaction to a {w.kind} window.")
         for key in opts:
             if key not in known[w.kind]:
-                raise refuse("bad_option", f"That reaction takes no option {key!r}.")
+                raise refuse("bad_option", "That reaction takes no such option.")
         if w.kind == "defend":
             self.react_defend(enc, c, w, opts, rng, ev)
         elif w.kind == "catch":

@@ -22,6 +22,9 @@ TARGET = Option("target", "Target", kind="target")
 TARGET_REQUIRED = Option("target", "Target", kind="target", required=True)
 
 
+COMBAT_OVER = "Combat is over: the GM ended it, so no more actions are taken."
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -74,7 +77,7 @@ class Ruleset:
     def action(self, enc: Encounter, key: str, c: Combatant | None = None) -> ActionDef:
         cat = self.catalogue(enc)
         if key not in cat:
-            raise refuse("unknown_action", f"{key!r} is not an action in {self.name}.")
+            raise refuse("unknown_action", f"There is no such action in {self.name}.")
         a = cat[key]
         costs = (c.mods.get("costs") or {}) if c else {}
         if key in costs:
@@ -127,6 +130,8 @@ class Ruleset:
     def check_timing(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
     ) -> None:
+        if enc.phase == "ended":
+            raise refuse("not_in_combat", COMBAT_OVER)
         if enc.phase != "combat":
             raise refuse("not_in_combat", "Combat has not started: actions are taken in combat.")
         if c.defeated:
@@ -148,11 +153,7 @@ class Ruleset:
             )
         waiting = [w for w in enc.pending if w.trigger == c.id]
         if waiting and not self.off_turn(enc, c):
-            who = ", ".join(enc.name_of(w.reactor) for w in waiting)
-            raise refuse(
-                "waiting_for_reactions",
-                f"Waiting for reactions: {who} may still react to {c.name}.",
-            )
+            raise refuse("waiting_for_reactions", waiting_sentence(enc, waiting, c.name))
 
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
         return False
@@ -286,7 +287,9 @@ class Ruleset:
                 and not other.defeated
                 and self.can_react(enc, other, "opportunity_attack")
             ):
-                w = Window(enc.new_id("w"), "opportunity_attack", other.id, c.id)
+                w = Window(
+                    enc.new_id("w", getattr(ev, "rng", None)), "opportunity_attack", other.id, c.id
+                )
                 enc.pending.append(w)
                 ev.add(
                     "window",
@@ -300,7 +303,10 @@ class Ruleset:
         if left and not provokes and reason:
             names = ", ".join(enc.name_of(i) for i in left)
             ev.add(
-                "move", f"{c.name} leaves {names}'s reach without provoking ({reason}).", actor=c.id
+                "move",
+                f"{c.name} leaves {names}'s reach without provoking ({reason}).",
+                actor=c.id,
+                involved=tuple(left),
             )
 
     # --- attacks (shared) ---------------------------------------------------------------
@@ -381,6 +387,17 @@ class Ruleset:
 # --- helpers used by the rulesets -----------------------------------------------------
 
 
+def waiting_sentence(enc: Encounter, waiting: list[Window], of: str = "") -> str:
+    """Why a turn cannot go on yet, naming only visible reactors: the same sentence goes to
+    the players, so a hidden reactor is neither named nor counted (issue 12 item 10)."""
+    shown = [w.reactor for w in waiting if not enc.get(w.reactor).hidden]
+    names = list(dict.fromkeys(enc.combatants[i].name for i in shown))
+    to = f" to {of}" if of else ""
+    if not names:
+        return f"Waiting for reactions{to}: the GM settles them first."
+    return f"Waiting for reactions: {', '.join(names)} may still react{to}."
+
+
 def need_stat(c: Combatant, stat: str, why: str) -> dict[str, Any]:
     s = c.stats.get(stat)
     if not s or not s.get("dice"):
@@ -437,7 +454,7 @@ def int_option(opts: dict[str, Any], name: str, label: str, lo: int, hi: int) ->
     try:
         n = int(raw)
     except ValueError:
-        raise refuse("bad_option", f"{label} must be a whole number, not {raw!r}.") from None
+        raise refuse("bad_option", f"{label} must be a whole number.") from None
     if n < lo or n > hi:
         raise refuse("bad_option", f"{label} must be between {lo} and {hi}; {n} was asked.")
     return n

@@ -61,7 +61,15 @@ _HINT = "Try something like 1d20+3 or 4d6kh3."
 
 
 class DiceError(ValueError):
-    """A dice expression (or saved roll) that cannot be used. The message is for a person."""
+    """A dice expression (or saved roll) that cannot be used. The message is for a person.
+
+    `rule` says what is wrong without repeating the expression: a refusal never echoes
+    what the caller sent (issue 12 item 9). It is the message itself unless given.
+    """
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule or message
 
 
 # ---------------------------------------------------------------------------
@@ -329,10 +337,14 @@ def parse(expr: str) -> DiceExpr:
 
     def garbage(pos: int) -> DiceError:
         rest = expr[pos:].strip()
-        where = ""
+        where = plain = ""
         if pos > 0:
             where = f" (could not read {rest!r})" if rest else " (it stops after a sign)"
-        return DiceError(f"Not a dice expression: {expr!r}{where}. {_HINT}")
+            plain = f" (unreadable from character {pos + 1})" if rest else where
+        return DiceError(
+            f"Not a dice expression: {expr!r}{where}. {_HINT}",
+            rule=f"Not a dice expression{plain}. {_HINT}",
+        )
 
     terms: list[DiceSpec | int] = []
     pos = 0

@@ -15,17 +15,39 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import dice, flow
-from .base import Ruleset, apply_damage, defeat, engage, int_option
+from .base import (
+    COMBAT_OVER,
+    Ruleset,
+    apply_damage,
+    defeat,
+    engage,
+    int_option,
+    waiting_sentence,
+)
 from .catalogue import ActionDef, Setting
 from .events import Events
 from .refusal import Refusal, Refused, refuse
 from .registry import get_ruleset
-from .state import COMBAT, ENDED, NPC, PC, SEIZE, SETUP, Combatant, Effect, Encounter, Group, Window
+from .state import (
+    COMBAT,
+    ENDED,
+    NPC,
+    PC,
+    SEIZE,
+    SETUP,
+    Combatant,
+    Effect,
+    Encounter,
+    Group,
+    Window,
+)
 
 MAX_NAME = 80
 MAX_NOTES = 2000
 MAX_TEXT = 500
 MAX_COMBATANTS = 200
+UNKNOWN_COMMAND = "There is no such command (docs/api.md lists them)."
+NO_WINDOW = "That chance to react has passed."
 
 
 @dataclass
@@ -70,7 +92,7 @@ def apply(
         kind = command.get("type")
         handler = COMMANDS.get(kind) if isinstance(kind, str) else None
         if handler is None or not isinstance(kind, str):
-            raise refuse("unknown_command", f"There is no command called {kind!r}.")
+            raise refuse("unknown_command", UNKNOWN_COMMAND)
         gm_only, fn = handler
         if gm_only and command.get("by") != "gm":
             raise refuse("gm_only", f"Only the GM can {kind.replace('_', ' ')}.")
@@ -78,7 +100,7 @@ def apply(
     except Refused as r:
         return Outcome(original, [], r.refusal)
     except dice.DiceError as e:
-        return Outcome(original, [], Refusal("bad_dice", str(e)))
+        return Outcome(original, [], Refusal("bad_dice", e.rule))
     return Outcome(enc, ev.items)
 
 
@@ -111,7 +133,7 @@ def as_bool(value: Any) -> bool:
 def check_setting(rs: Ruleset, key: str, value: Any) -> Any:
     spec = {s.key: s for s in rs.all_settings()}.get(key)
     if spec is None:
-        raise refuse("unknown_setting", f"{rs.name} has no setting {key!r}.")
+        raise refuse("unknown_setting", f"{rs.name} has no such setting.")
     if spec.kind == "dice":
         return dice.parse(str(value)).text
     if spec.kind == "bool":
@@ -133,7 +155,10 @@ def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for name, spec in raw.items():
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,23}", name):
-            raise refuse("bad_option", f"{name!r} is not a stat name (letters, digits, _).")
+            raise refuse(
+                "bad_option",
+                "A stat name is letters, digits and _, at most 24, not starting with a digit.",
+            )
         if isinstance(spec, str | int):
             spec = {"dice": str(spec), "bonus": 0}
         if not isinstance(spec, dict):
@@ -159,9 +184,9 @@ def cmd_add_combatant(
     side = cmd.get("side", NPC)
     if side not in (PC, NPC):
         raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
-    c = Combatant(id=enc.new_id("c"), name=name, side=side)
+    c = Combatant(id=enc.new_id("c", rng), name=name, side=side)
     c.seq = enc.counter
-    apply_fields(enc, rs, c, cmd)
+    apply_fields(enc, rs, c, cmd, rng)
     rs.init_combatant(enc, c)
     enc.combatants[c.id] = c
     if enc.phase in (COMBAT, SEIZE):
@@ -175,7 +200,13 @@ def cmd_add_combatant(
     ev.items[-1]["data"]["id"] = c.id
 
 
-def apply_fields(enc: Encounter, rs: Ruleset, c: Combatant, cmd: dict[str, Any]) -> None:
+def apply_fields(
+    enc: Encounter,
+    rs: Ruleset,
+    c: Combatant,
+    cmd: dict[str, Any],
+    rng: random.Random | None = None,
+) -> None:
     if "name" in cmd:
         name = clean_text(cmd["name"], "Name", MAX_NAME)
         if not name:
@@ -204,7 +235,7 @@ def apply_fields(enc: Encounter, rs: Ruleset, c: Combatant, cmd: dict[str, Any])
     if "stats" in cmd:
         c.stats.update(clean_stats(cmd["stats"]))
     if "group" in cmd:
-        set_group(enc, c, cmd.get("group"))
+        set_group(enc, c, cmd.get("group"), rng)
     for s in rs.settings:
         if s.per_combatant and cmd.get(s.key) not in (None, ""):
             c.mods[s.key] = check_setting(rs, s.key, cmd[s.key])
@@ -212,7 +243,7 @@ def apply_fields(enc: Encounter, rs: Ruleset, c: Combatant, cmd: dict[str, Any])
         c.res["grit"] = as_int(cmd["grit"], "Grit", 0, 99)
 
 
-def set_group(enc: Encounter, c: Combatant, name: Any) -> None:
+def set_group(enc: Encounter, c: Combatant, name: Any, rng: random.Random | None = None) -> None:
     name = clean_text(name, "Group", MAX_NAME)
     if not name:
         c.group = None
@@ -221,7 +252,7 @@ def set_group(enc: Encounter, c: Combatant, name: Any) -> None:
         if g.name == name:
             c.group = g.id
             return
-    g = Group(id=enc.new_id("g"), name=name, initiative_bonus=c.initiative_bonus)
+    g = Group(id=enc.new_id("g", rng), name=name, initiative_bonus=c.initiative_bonus)
     enc.groups[g.id] = g
     c.group = g.id
 
@@ -231,7 +262,8 @@ def cmd_update_combatant(
 ) -> None:
     c = enc.get(cmd.get("actor"))
     before = c.max_hp
-    apply_fields(enc, rs, c, {k: v for k, v in cmd.items() if k not in ("type", "by", "actor")})
+    fields = {k: v for k, v in cmd.items() if k not in ("type", "by", "actor")}
+    apply_fields(enc, rs, c, fields, rng)
     if before != c.max_hp and c.hp is not None and c.max_hp is not None:
         c.hp = min(c.hp, c.max_hp)
     rs.refresh_limits(enc, c)
@@ -354,6 +386,10 @@ def cmd_reorder(
     Players order their own tied PCs; the GM orders anyone. Only combatants tied on
     initiative and on the same side swap: the tie rules put PCs before NPCs, and a
     different initiative is changed with set_initiative instead.
+
+    A visible combatant swaps with its nearest visible neighbour: hidden ones keep their
+    places, so what players see of the order moves exactly as asked and never shows that
+    something hidden stands between (issue 12 item 10).
     """
     c = enc.get(cmd.get("actor"))
     direction = cmd.get("direction")
@@ -362,7 +398,8 @@ def cmd_reorder(
     if enc.phase == SEIZE and c.seized:
         reorder_seizers(enc, c, direction, cmd, ev)
         return
-    order = flow.initiative_order(enc)
+    full = flow.initiative_order(enc)
+    order = full if c.hidden else [x for x in full if not enc.combatants[x].hidden]
     i = order.index(c.id)
     j = i - 1 if direction == "up" else i + 1
     if j < 0 or j >= len(order):
@@ -377,7 +414,7 @@ def cmd_reorder(
         )
     block = [
         x
-        for x in order
+        for x in full
         if flow.initiative_of(enc, enc.combatants[x]) == mine and enc.combatants[x].side == c.side
     ]
     a, b = block.index(c.id), block.index(other.id)
@@ -405,16 +442,19 @@ def reorder_seizers(
     (PCs order themselves, the GM orders the NPCs); PCs always come before NPCs."""
     top = [i for i in flow.round_order(enc) if enc.combatants[i].seized]
     block = [i for i in top if enc.combatants[i].side == c.side]
-    i = block.index(c.id)
+    # As cmd_reorder: a visible seizer passes over hidden ones, which keep their places.
+    near = block if c.hidden else [x for x in block if not enc.combatants[x].hidden]
+    i = near.index(c.id)
     j = i - 1 if direction == "up" else i + 1
-    if j < 0 or j >= len(block):
+    if j < 0 or j >= len(near):
         raise refuse(
             "no_tie",
             f"{c.name} is already {'first' if j < 0 else 'last'} of the "
             f"{'PCs' if c.is_pc else 'NPCs'} who Seize the Moment.",
         )
-    other = block[j]
-    block[i], block[j] = block[j], block[i]
+    other = near[j]
+    a, b = block.index(c.id), block.index(other)
+    block[a], block[b] = block[b], block[a]
     enc.settings["_seize_order"] = [x for x in top if x not in block] + block
     enc.order = flow.round_order(enc)
     ev.add(
@@ -429,6 +469,8 @@ def reorder_seizers(
 def cmd_start_combat(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
+    if enc.phase == ENDED:
+        raise refuse("ended", COMBAT_OVER)
     if enc.phase != SETUP:
         raise refuse("already_started", "Combat has already started.")
     if not enc.combatants:
@@ -452,6 +494,8 @@ def cmd_begin_round(
 ) -> None:
     # Also after a round that ended with nobody standing (phase combat, no turn), so the
     # GM can go on once someone is revived or added.
+    if enc.phase == ENDED:
+        raise refuse("ended", COMBAT_OVER)
     if enc.phase != SEIZE and not (enc.phase == COMBAT and enc.turn is None and enc.round):
         raise refuse("not_between_rounds", "The round is already under way.")
     if not any(not c.defeated for c in enc.combatants.values()):
@@ -465,6 +509,8 @@ def cmd_seize(
     if not rs.has_seize:
         raise refuse("not_in_ruleset", f"{rs.name} has no Seize the Moment.")
     c = enc.get(cmd.get("actor"))
+    if enc.phase == ENDED:
+        raise refuse("ended", COMBAT_OVER)
     if enc.phase != SEIZE:
         raise refuse(
             "seize_timing",
@@ -492,6 +538,8 @@ def cmd_seize(
 def cmd_end_turn(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
+    if enc.phase == ENDED:
+        raise refuse("ended", COMBAT_OVER)
     if enc.phase != COMBAT or enc.turn is None:
         raise refuse("no_turn", "Nobody is taking a turn right now.")
     actor = cmd.get("actor") or enc.turn
@@ -503,8 +551,7 @@ def cmd_end_turn(
     waiting = [w for w in enc.pending if w.trigger == enc.turn]
     if waiting:
         if cmd.get("by") != "gm":
-            who = ", ".join(enc.name_of(w.reactor) for w in waiting)
-            raise refuse("waiting_for_reactions", f"Waiting for reactions: {who} may still react.")
+            raise refuse("waiting_for_reactions", waiting_sentence(enc, waiting))
         close_windows(enc, waiting, ev)
         for w in waiting:  # as close_windows: the ruleset settles what nobody answered
             if w.reactor in enc.combatants:
@@ -529,13 +576,14 @@ def cmd_take_turn(
     if not c.group or c.group != cur.group:
         raise refuse(
             "not_group",
-            f"{c.name} is not in {cur.name}'s group: only members of a group acting on "
-            "one initiative choose their order.",
+            f"{c.name} is not in {enc.public_name(cur.id)}'s group: only members of a group "
+            "acting on one initiative choose their order.",
         )
     if c.id in enc.acted or not rs.eligible(enc, c):
         raise refuse("already_acted", f"{c.name} has already had its turn.")
     if cur.turn.get("actions"):
-        raise refuse("turn_begun", f"{cur.name} has already begun its turn.")
+        who = enc.public_name(cur.id)
+        raise refuse("turn_begun", f"{who[:1].upper()}{who[1:]} has already begun its turn.")
     i, j = enc.order.index(cur.id), enc.order.index(c.id)
     enc.order[i], enc.order[j] = enc.order[j], enc.order[i]
     flow.begin_turn(enc, rs, c, ev)
@@ -596,7 +644,8 @@ def check_options(enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, An
     allowed = {o.name for o in a.options}
     for key in opts:
         if key not in allowed:
-            raise refuse("bad_option", f"{a.name} takes no option {key!r}.")
+            takes = ", ".join(sorted(allowed)) or "none"
+            raise refuse("bad_option", f"{a.name} takes no such option (it takes: {takes}).")
     for o in a.options:
         v = opts.get(o.name)
         if v in (None, ""):
@@ -625,9 +674,9 @@ def cmd_react(
     wid = cmd.get("window")
     w = next((w for w in enc.pending if w.id == wid), None)
     if w is None:
-        raise refuse("no_window", "That chance to react has passed.")
+        raise refuse("no_window", NO_WINDOW)
     if w.reactor != c.id:
-        raise refuse("not_yours", f"That reaction belongs to {enc.name_of(w.reactor)}.")
+        raise refuse("not_yours", f"That reaction belongs to {enc.public_name(w.reactor)}.")
     enc.pending.remove(w)
     if not as_bool(cmd.get("accept", True)):
         ev.add("decline", f"{c.name} lets the moment pass.", actor=c.id, involved=(w.trigger,))
@@ -745,7 +794,7 @@ def cmd_adjust(
         c.res[key] = as_int(cmd.get("value"), key, 0, 99)
         new = c.res[key]
     else:
-        raise refuse("unknown_resource", f"{c.name} has no resource {key!r}.")
+        raise refuse("unknown_resource", f"{c.name} has no such resource.")
     ev.add("ruling", f"The GM sets {c.name}'s {key} to {new}.", actor=c.id, ruling=True)
 
 
@@ -778,7 +827,7 @@ def cmd_set_modifier(
     known = {s.key: s for s in rs.settings if s.per_combatant}
     known.update(rs.modifiers())
     if key not in known:
-        raise refuse("unknown_modifier", f"{rs.name} has no modifier {key!r}.")
+        raise refuse("unknown_modifier", f"{rs.name} has no such modifier.")
     c.mods[key] = check_setting_like(known[key], cmd.get("value"))
     rs.refresh_limits(enc, c)
     ev.add(
@@ -837,7 +886,7 @@ def cmd_remove_custom_action(
 ) -> None:
     key = str(cmd.get("action"))
     if key not in enc.custom_actions:
-        raise refuse("unknown_action", f"There is no custom action {key!r}.")
+        raise refuse("unknown_action", "There is no such custom action.")
     name = enc.custom_actions.pop(key)["name"]
     ev.add("ruling", f"The GM removes the custom action {name}.", ruling=True)
 
@@ -851,7 +900,13 @@ def cmd_roll(
     secret = as_bool(cmd.get("secret")) and cmd.get("by") == "gm"
     if as_bool(cmd.get("secret")) and cmd.get("by") != "gm":
         raise refuse("gm_only", "Only the GM can roll in secret.")
-    who = enc.name_of(cmd.get("actor")) if cmd.get("actor") else "The GM"
+    if not cmd.get("actor") and cmd.get("by") != "gm":
+        raise refuse(
+            "missing_option",
+            "Say which of your combatants rolls (the actor): a player's roll is logged "
+            "under that combatant's name.",
+        )
+    who = enc.get(cmd["actor"]).name if cmd.get("actor") else "The GM"
     label = clean_text(cmd.get("label"), "Label", MAX_NAME)
     ev.add(
         "roll",

@@ -1,13 +1,18 @@
 """Encounter state as plain data.
 
 Everything here round-trips through JSON-safe dicts unchanged, so the state can
-be stored in one database column and replayed in tests. Combatant ids are
-strings ("c1", "c2", ...) because JSON object keys are strings.
+be stored in one database column and replayed in tests. Ids are strings (JSON
+object keys are strings): random ("cq3x7k2ma", see `Encounter.new_id`), or
+"c1", "c2", ... in encounters made before ids were random.
 """
 
 from __future__ import annotations
 
+import base64
 import copy as _copy
+import hashlib
+import random
+import secrets
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, cast
 
@@ -18,6 +23,10 @@ SETUP = "setup"  # combatants are being added; no turns yet
 SEIZE = "seize"  # between rounds: Seize the Moment may be declared
 COMBAT = "combat"  # turns are running
 ENDED = "ended"
+
+# Refusals never repeat what the caller sent: a name or id guessed back at them would
+# tell a guess that hit a hidden combatant from one that missed (issue 12 item 9).
+UNKNOWN_COMBATANT = "There is no such combatant in this encounter."
 
 
 @dataclass
@@ -119,16 +128,28 @@ class Encounter:
     counter: int = 0
 
     # --- identity -----------------------------------------------------------------
-    def new_id(self, prefix: str) -> str:
+    def new_id(self, prefix: str, rng: random.Random | None = None) -> str:
+        """A fresh id: the prefix and 8 random base32 letters ("cq3x7k2ma"), so ids that
+        players see neither count nor order what is hidden from them (issue 12 item 10).
+
+        From a seeded die the letters are derived from its state, without drawing from
+        it: a seeded test gets the same ids and the same dice as before. Ids made before
+        this (c1, w5) stay as they are.
+        """
         self.counter += 1
-        return f"{prefix}{self.counter}"
+        taken = {*self.combatants, *self.groups, *(w.id for w in self.pending)}
+        for n in range(100):
+            new = prefix + _token(rng, f"{prefix}:{self.counter}:{n}")
+            if new not in taken:
+                return new
+        raise RuntimeError("no free id after 100 tries")
 
     def get(self, cid: str | None) -> Combatant:
         from .refusal import refuse
 
         # A malformed command (a list or a number for an id) is refused, not a crash.
         if not isinstance(cid, str) or cid not in self.combatants:
-            raise refuse("unknown_combatant", f"There is no combatant {cid!r} in this encounter.")
+            raise refuse("unknown_combatant", UNKNOWN_COMBATANT)
         return self.combatants[cid]
 
     def public_name(self, cid: str | None) -> str:
@@ -163,6 +184,22 @@ class Encounter:
     def copy(self) -> Encounter:
         """A deep copy (rebuilt from a plain copy: deepcopy walks dataclasses slowly)."""
         return Encounter.from_dict(_plain(self), copy=False)
+
+
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+
+
+def _token(rng: random.Random | None, salt: str) -> str:
+    state: Any = None
+    if rng is not None and not isinstance(rng, random.SystemRandom):
+        try:
+            state = rng.getstate()
+        except (AttributeError, NotImplementedError):
+            state = None
+    if state is None:
+        return "".join(secrets.choice(_B32) for _ in range(8))
+    digest = hashlib.sha256(f"{state!r}|{salt}".encode()).digest()
+    return base64.b32encode(digest)[:8].decode().lower()
 
 
 _ATOMS = frozenset((str, int, float, bool, type(None)))

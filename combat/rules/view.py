@@ -57,6 +57,19 @@ def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[di
     return out
 
 
+def _without(value: Any, hidden: set[str]) -> Any:
+    """`value` with every hidden combatant's id taken out (ids only, never text)."""
+    if isinstance(value, dict):
+        return {k: None if _is(v, hidden) else _without(v, hidden) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without(v, hidden) for v in value if not _is(v, hidden)]
+    return value
+
+
+def _is(value: Any, hidden: set[str]) -> bool:
+    return isinstance(value, str) and value in hidden
+
+
 def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     """The state as an audience may see it (for the JSON API and the views)."""
     data = enc.to_dict()
@@ -66,6 +79,16 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     data["combatants"] = {cid: c for cid, c in data["combatants"].items() if cid not in hidden}
     for c in data["combatants"].values():
         c["engaged"] = [i for i in c["engaged"] if i not in hidden]
+        for e in c["effects"]:
+            refs = [e.get("until_of"), *(e.get("detail") or {}).values()]
+            if any(isinstance(r, str) and r in hidden for r in refs):
+                # "grappled by" a hidden combatant: the effect, not who or whose turn.
+                e.update(text=e["name"], detail={}, until_of=None)
+        for key in ("carry", "prepared", "turn", "round"):
+            c[key] = _without(c[key], hidden)
+        # The order of adding and the hand-set tie order count hidden combatants too.
+        c.pop("seq", None)
+        c.pop("tie", None)
         c.pop("notes", None)
         if c["side"] != "pc":
             # An NPC's dice are the GM's: players and spectators see its name, place in

@@ -16,7 +16,14 @@
   var body = document.body;
   var isGM = body.classList.contains("screen-gm");
   var isPlayer = body.classList.contains("screen-player");
-  var baseTitle = document.title;
+  // The server writes "Combat is over · " before the title once combat has ended; a page
+  // left open when it ends gets it from the pushed status (issue 12 item 5).
+  var OVER = "Combat is over · ";
+  var baseTitle = document.title.replace(OVER, "");
+  function plainTitle() {
+    var status = document.getElementById("status");
+    return (status && status.dataset.phase === "ended" ? OVER : "") + baseTitle;
+  }
   var last = null;
   var audio = null;
   var SOUND_KEY = "vtt-sound";
@@ -132,7 +139,26 @@
     }
   }
 
+  // --- a link that stopped working ---------------------------------------------------------
+  // The server says so in the flash region, then closes the socket: from then on the page
+  // no longer claims it is anyone's turn (title, body marks, the turn alert).
+  var dead = false;
+  function linkDied() {
+    if (dead || !document.querySelector("#flash [data-testid='link-gone']")) return;
+    dead = true;
+    body.classList.remove("is-my-turn", "has-reaction");
+    body.classList.add("link-gone");
+    document.title = "Link no longer works · " + baseTitle;
+    var alert = document.getElementById("turn-alert");
+    if (alert) alert.replaceChildren();
+  }
+  var flash = document.getElementById("flash");
+  if (flash && flash.parentNode) {
+    new MutationObserver(linkDied).observe(flash.parentNode, { childList: true, subtree: true });
+  }
+
   function mark(snap) {
+    if (dead) return;
     var reacting = myReactions(snap).length > 0;
     var myTurn = snap.mine.length > 0;
     body.classList.toggle("is-my-turn", myTurn);
@@ -142,7 +168,7 @@
     } else if (myTurn) {
       document.title = "▶ Your turn: " + snap.mine.join(", ") + " · " + baseTitle;
     } else {
-      document.title = baseTitle;
+      document.title = plainTitle();
     }
   }
 
@@ -152,6 +178,7 @@
     var before = last;
     last = now;
     if (isPlayer) mark(now);
+    else document.title = plainTitle();
     if (!before || now.version === before.version) return;
 
     var polite = [];
@@ -202,6 +229,73 @@
       attributeFilter: ["data-version", "class"],
     });
   }
+
+  // --- notices clear themselves (issue 12 item 3) ---------------------------------------------
+  // A seat's notice (#notice) and an accepted command's flash fade after NOTICE_MS and are
+  // gone after the fade; the next one replaces them. A notice that has gone stays gone when
+  // a push or a reload brings the same one back (remembered for this page in this tab).
+  var NOTICE_MS = 8000;
+  var FADE_MS = 600;
+  var GONE_KEY = "vtt-notice-gone:" + window.location.pathname;
+  var firstSeen = {};
+  var flashes = 0;
+
+  function goneSeq() {
+    try {
+      return Number(window.sessionStorage.getItem(GONE_KEY) || 0);
+    } catch (e) {
+      return 0;
+    }
+  }
+
+  function age(key) {
+    if (!(key in firstSeen)) firstSeen[key] = Date.now();
+    return Date.now() - firstSeen[key];
+  }
+
+  function settle(el, shown, gone) {
+    if (shown >= NOTICE_MS + FADE_MS) {
+      if (!el.hidden) el.hidden = true;
+      if (gone) gone();
+    } else if (shown >= NOTICE_MS) {
+      if (!el.classList.contains("is-fading")) el.classList.add("is-fading");
+    }
+  }
+
+  function tidy() {
+    document.querySelectorAll(".seat-notice[data-seq]").forEach(function (el) {
+      var seq = Number(el.dataset.seq);
+      var shown = seq <= goneSeq() ? Infinity : age("n" + seq);
+      settle(el, shown, function () {
+        try {
+          if (seq > goneSeq()) window.sessionStorage.setItem(GONE_KEY, String(seq));
+        } catch (e) {
+          /* private mode: it fades again after a reload */
+        }
+      });
+    });
+    document.querySelectorAll("#flash .flash.ok, #flash .flash.success").forEach(function (el) {
+      if (!el.dataset.noticeKey) el.dataset.noticeKey = "f" + ++flashes;
+      settle(el, age(el.dataset.noticeKey), null);
+    });
+  }
+
+  // Before the next paint after a push (a push re-renders the notice as the server has it),
+  // and on a timer for the fading itself.
+  var tidyWatch = new MutationObserver(tidy);
+  ["table", "flash"].forEach(function (id) {
+    var el = document.getElementById(id);
+    if (el) {
+      tidyWatch.observe(el, {
+        childList: true,
+        subtree: true,
+        attributes: true,
+        attributeFilter: ["data-seq", "class", "hidden"],
+      });
+    }
+  });
+  window.setInterval(tidy, 250);
+  tidy();
 
   // --- the sound switch (players) -----------------------------------------------------------
   var toggle = document.getElementById("sound-toggle");

@@ -11,7 +11,8 @@
  *    minus htmx's 30 % jitter), so it is back within about a second of a
  *    restarted server, which sends the whole view on connect. A failed attempt
  *    on a server that is down costs a refused TCP connection. A site's own
- *    htmx-config "ws" settings still win.
+ *    htmx-config "ws" settings still win. A socket the server closed because the page
+ *    had gone silent (4408) is reconnected too.
  *
  * No inline script and no eval: the Content-Security-Policy allows neither.
  */
@@ -21,7 +22,12 @@
     return;
   }
   htmx.config.ws = Object.assign(
-    { reconnectDelay: 250, reconnectMaxDelay: 500 },
+    {
+      reconnectDelay: 250,
+      reconnectMaxDelay: 500,
+      // htmx's own list, and 4408: the server closed a socket it heard nothing from.
+      reconnectCodes: [1001, 1005, 1006, 1011, 1012, 1013, 1014, 4408],
+    },
     htmx.config.ws || {}
   );
 

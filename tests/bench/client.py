@@ -206,51 +206,11 @@ class WebSocket(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         buf = self._buf
         buf += data
-        if not self._open:
-            end = buf.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            head = bytes(buf[:end]).decode("latin-1")
-            del buf[: end + 4]
-            try:
-                self.handshake_status = int(head.split(" ", 2)[1])
-            except (IndexError, ValueError):
-                self.handshake_status = 0
-            if self.handshake_status != 101:
-                if not self.opened.done():
-                    self.opened.set_exception(
-                        ConnectionRefusedError(f"handshake answered {head.splitlines()[0]!r}")
-                    )
-                self._finish(1006)
-                return
-            self._open = True
-            self.opened.set_result(None)
+        if not self._open and not self._handshake(buf):
+            return
         now = time.perf_counter()
-        while True:
-            n = len(buf)
-            if n < 2:
-                return
-            b0, b1 = buf[0], buf[1]
-            length = b1 & 0x7F
-            pos = 2
-            if length == 126:
-                if n < 4:
-                    return
-                length = (buf[2] << 8) | buf[3]
-                pos = 4
-            elif length == 127:
-                if n < 10:
-                    return
-                length = struct.unpack_from("!Q", buf, 2)[0]
-                pos = 10
-            if b1 & 0x80:  # a masked server frame is a protocol error; tolerate it anyway
-                pos += 4
-            if n < pos + length:
-                return
-            payload = bytes(buf[pos : pos + length])
-            del buf[: pos + length]
-            opcode = b0 & 0x0F
-            fin = b0 & 0x80
+        while (frame := self._next_frame(buf)) is not None:
+            opcode, fin, payload = frame
             if opcode in (0x1, 0x2, 0x0):
                 if not fin:
                     self._parts.append(payload)
@@ -267,6 +227,55 @@ class WebSocket(asyncio.Protocol):
                 return
             elif opcode == 0x9:
                 self._send_frame(0xA, payload)
+
+    def _handshake(self, buf: bytearray) -> bool:
+        """Read the server's answer to the upgrade; True once the socket is open."""
+        end = buf.find(b"\r\n\r\n")
+        if end < 0:
+            return False
+        head = bytes(buf[:end]).decode("latin-1")
+        del buf[: end + 4]
+        try:
+            self.handshake_status = int(head.split(" ", 2)[1])
+        except (IndexError, ValueError):
+            self.handshake_status = 0
+        if self.handshake_status != 101:
+            if not self.opened.done():
+                self.opened.set_exception(
+                    ConnectionRefusedError(f"handshake answered {head.splitlines()[0]!r}")
+                )
+            self._finish(1006)
+            return False
+        self._open = True
+        self.opened.set_result(None)
+        return True
+
+    @staticmethod
+    def _next_frame(buf: bytearray) -> tuple[int, int, bytes] | None:
+        """Take one whole frame off `buf`: (opcode, fin bit, payload); None if incomplete."""
+        n = len(buf)
+        if n < 2:
+            return None
+        b0, b1 = buf[0], buf[1]
+        length = b1 & 0x7F
+        pos = 2
+        if length == 126:
+            if n < 4:
+                return None
+            length = (buf[2] << 8) | buf[3]
+            pos = 4
+        elif length == 127:
+            if n < 10:
+                return None
+            length = struct.unpack_from("!Q", buf, 2)[0]
+            pos = 10
+        if b1 & 0x80:  # a masked server frame is a protocol error; tolerate it anyway
+            pos += 4
+        if n < pos + length:
+            return None
+        payload = bytes(buf[pos : pos + length])
+        del buf[: pos + length]
+        return b0 & 0x0F, b0 & 0x80, payload
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.opened.done():

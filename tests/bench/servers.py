@@ -42,6 +42,8 @@ PRODUCTION = {
     "DJANGO_SECRET_KEY": "bench-" + "k3y-" * 12,
     "DJANGO_ALLOWED_HOSTS": HOST,
     "DJANGO_SECURE_SSL_REDIRECT": "0",
+    # The benchmark's sockets send no heartbeat: a silent one must not be closed mid-run.
+    "VTT_PRESENCE_TIMEOUT": "0",
 }
 
 

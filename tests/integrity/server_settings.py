@@ -24,3 +24,8 @@ import faulthandler  # noqa: E402
 import signal  # noqa: E402
 
 faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+# These tests send hundreds of commands from one seat at once on purpose, to prove the
+# write path under contention; the per-seat rate limit (which would refuse most of them
+# with 429) has its own tests in tests/security/test_storage_bounds.py.
+VTT_RATE_COMMANDS = (1_000_000, 10)

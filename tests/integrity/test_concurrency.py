@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connection, connections
 
-from combat import services
+from combat import services, statediff
 from combat.access import gm_viewer, seat_viewer
 from combat.consumers import BURST, PER_SECOND, TokenBucket
 from combat.models import Encounter, LogEntry
@@ -55,9 +55,10 @@ def entries_after(table: Table, version: int) -> list[LogEntry]:
 
 def assert_log_replays(entries: list[LogEntry], final_state: dict[str, Any]) -> None:
     """Each entry's command, applied to its state_before, gives the next entry's state_before."""
-    afters = [*[e.state_before for e in entries[1:]], final_state]
-    for entry, after in zip(entries, afters, strict=True):
-        outcome = apply(State.from_dict(entry.state_before), entry.command, random.Random(0))
+    # The log keeps the way back from each state (combat/statediff.py): walk it from now.
+    walked = list(statediff.history(reversed(entries), final_state))[::-1]
+    for entry, before, after in walked:
+        outcome = apply(State.from_dict(before), entry.command, random.Random(0))
         assert outcome.refusal is None, (entry.seq, outcome.refusal)
         assert outcome.state.to_dict() == after, f"log entry #{entry.seq} does not replay"
         assert outcome.events == entry.events

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from combat import statediff
 from combat.models import LogEntry
 from combat.rules import Encounter as State
 from combat.rules import apply
@@ -100,9 +101,10 @@ class ComesBack:
 
 
 def assert_log_replays(entries: list[LogEntry], final_state: dict[str, Any]) -> None:
-    afters = [*[e.state_before for e in entries[1:]], final_state]
-    for entry, after in zip(entries, afters, strict=True):
-        outcome = apply(State.from_dict(entry.state_before), entry.command, random.Random(0))
+    # The log keeps the way back from each state (combat/statediff.py): walk it from now.
+    walked = list(statediff.history(reversed(entries), final_state))[::-1]
+    for entry, before, after in walked:
+        outcome = apply(State.from_dict(before), entry.command, random.Random(0))
         assert outcome.refusal is None and outcome.state.to_dict() == after, entry.seq
         assert outcome.events == entry.events, entry.seq
 

@@ -27,6 +27,8 @@ from combat.rules.registry import get_ruleset
 from combat.rules.state import Effect, Encounter
 from combat.rules.table import Table
 
+from .placeholders import real_ids
+
 RS: ActionLadder = get_ruleset("action_ladder")  # type: ignore[assignment]
 
 
@@ -1768,6 +1770,7 @@ def check_invariants(state: Encounter) -> None:
 
 
 def step(state: Encounter, cmd: dict[str, Any], rng: random.Random):
+    cmd = real_ids(state, cmd)
     before = state.to_dict()
     turn = state.turn
     out = apply(state, cmd, rng)

@@ -641,3 +641,20 @@ def test_a_turn_ends_when_someone_elses_reaction_defeats_its_combatant():
     ok(t.player("react", actor=ana, window=window.id))
     assert t.c(ogre).defeated
     assert t.state.turn == ana
+
+
+def test_after_combat_ends_actions_and_turns_say_combat_is_over(ruleset):
+    """Issue 12 item 5: after end_combat, what is refused says "Combat is over" (not that
+    combat has not started): actions, their disabled reasons, turns and rounds."""
+    from combat.rules.view import availability
+
+    t, a, _, _ = three(ruleset)
+    ok(t.gm("end_combat"))
+    reasons = {r["reason"] for r in availability(t.state, a)}
+    assert reasons and all(r.startswith("Combat is over") for r in reasons), reasons
+    for command in ("end_turn", "begin_round", "start_combat"):
+        out = t.gm(command)
+        assert out.refusal is not None and out.refusal.message.startswith("Combat is over"), (
+            command,
+            out.refusal,
+        )

@@ -20,6 +20,8 @@ from combat.rules.catalogue import ANY_TIME
 from combat.rules.state import Encounter
 from combat.rules.table import Table
 
+from .placeholders import real_ids
+
 RS = get_ruleset("initiative_passes")
 SURE_HIT = {"attack": "1d1+50", "damage": "1d1+4", "defend": "1d1"}
 
@@ -879,6 +881,7 @@ def run(commands: list[dict], seed: int) -> list:
     for cmd in commands:
         if cmd.get("actor") == NOW:
             cmd = {**cmd, "actor": enc.turn or "c1"}
+        cmd = real_ids(enc, cmd)
         before = enc.to_dict()
         turn_before = enc.turn
         actor_before = copy.deepcopy(enc.combatants.get(cmd.get("actor") or ""))

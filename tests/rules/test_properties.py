@@ -25,6 +25,8 @@ from combat.rules import apply, get_ruleset, new_encounter
 from combat.rules.catalogue import ANY_TIME, REACTION
 from combat.rules.state import Encounter
 
+from .placeholders import real_ids
+
 RULESETS = ["action_points", "action_ladder", "initiative_passes"]
 STATS = {
     "attack": "1d20",
@@ -150,6 +152,7 @@ def run(ruleset: str, commands: list[dict], seed: int):
     reactions: dict[str, int] = {}
     trail = []
     for cmd in commands:
+        cmd = real_ids(enc, cmd)
         before = enc.to_dict()
         turn_before = enc.turn
         out = apply(enc, cmd, rng)

@@ -83,3 +83,18 @@ async def drain(comm: WebsocketCommunicator, quiet: float = 0.3) -> list[str]:
 
 async def send_json(comm: WebsocketCommunicator, data: Any) -> None:
     await comm.send_to(text_data=json.dumps(data))
+
+
+async def until_closed(
+    comm: WebsocketCommunicator, quiet: float = 1.5
+) -> tuple[list[str], int | None]:
+    """Every frame the socket gets until the server closes it, and the close code (None if
+    it stayed open and quiet for `quiet` seconds)."""
+    frames: list[str] = []
+    while True:
+        if await comm.receive_nothing(timeout=quiet):
+            return frames, None
+        out = await comm.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            return frames, out.get("code")
+        frames.append(out.get("text") or "")

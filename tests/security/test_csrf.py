@@ -39,7 +39,7 @@ def gm_posts(t: Table) -> list[tuple[str, dict[str, str]]]:
         (f"/enc/{e}/combatants/{t.goblin}/", {"name": "Goblin Boss"}),
         (f"/enc/{e}/combatants/{t.goblin}/duplicate/", {}),
         (f"/enc/{e}/seats/", {"name": "Player 3"}),
-        (f"/enc/{e}/seats/{t.seat2.pk}/revoke/", {}),
+        (f"/enc/{e}/seats/{t.seat2.pk}/revoke/", {"confirm": "yes"}),
         (f"/enc/{e}/seats/{t.seat2.pk}/regenerate/", {}),
         (f"/enc/{e}/spectator/", {"do": "disable"}),
         ("/enc/new/", {"name": "Another", "ruleset": "action_points"}),

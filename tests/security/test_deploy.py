@@ -97,14 +97,23 @@ def csp_problems(response) -> list[str]:
     policy = response.headers.get("Content-Security-Policy", "")
     if not policy:
         return ["no Content-Security-Policy header"]
-    problems = []
     directives = dict((d.strip().split(" ", 1) + [""])[:2] for d in policy.split(";") if d.strip())
-    for bad in ("unsafe-inline", "unsafe-eval", "unsafe-hashes", "*"):
-        if re.search(rf"(^|\s)'?{re.escape(bad)}'?(\s|$)", policy):
-            problems.append(f"policy allows {bad}")
+    problems = policy_problems(policy, directives)
     nonce = re.search(r"'nonce-([^']+)'", directives.get("script-src", ""))
     if not nonce:
         return [*problems, f"script-src has no nonce: {policy}"]
+    if f"'nonce-{nonce.group(1)}'" not in directives.get("style-src", ""):
+        problems.append("style-src does not take the nonce")
+    if "text/html" in response["Content-Type"]:
+        problems += markup_problems(response.content.decode(), nonce.group(1))
+    return problems
+
+
+def policy_problems(policy: str, directives: dict[str, str]) -> list[str]:
+    problems = []
+    for bad in ("unsafe-inline", "unsafe-eval", "unsafe-hashes", "*"):
+        if re.search(rf"(^|\s)'?{re.escape(bad)}'?(\s|$)", policy):
+            problems.append(f"policy allows {bad}")
     for name, wanted in (
         ("default-src", "'self'"),
         ("object-src", "'none'"),
@@ -114,14 +123,16 @@ def csp_problems(response) -> list[str]:
     ):
         if directives.get(name) != wanted:
             problems.append(f"{name} is {directives.get(name)!r}, not {wanted}")
-    if f"'nonce-{nonce.group(1)}'" not in directives.get("style-src", ""):
-        problems.append("style-src does not take the nonce")
-    if "text/html" not in response["Content-Type"]:
-        return problems
+    return problems
+
+
+def markup_problems(html: str, nonce: str) -> list[str]:
+    """What on the page the policy would block, or what would need a weaker policy."""
+    problems = []
     parser = Elements()
-    parser.feed(response.content.decode())
+    parser.feed(html)
     for tag, attrs in parser.found:
-        if tag in ("script", "style") and attrs.get("nonce") != nonce.group(1):
+        if tag in ("script", "style") and attrs.get("nonce") != nonce:
             problems.append(f"<{tag} {attrs}> lacks the response's nonce")
         if tag == "script" and not attrs.get("src", "").startswith("/static/"):
             problems.append(f"inline or foreign script {attrs}")

@@ -232,10 +232,15 @@ def test_text_over_the_limit_is_refused_with_the_limit_in_words(table: Table):
         (
             p1,
             f"/p/{table.seat1.token}/command/",
-            {"type": "roll", "dice": "1d6", "label": LONG},
+            {"type": "roll", "actor": table.ana, "dice": "1d6", "label": LONG},
             "Label is too long: at most 80",
         ),
-        (p1, f"/p/{table.seat1.token}/command/", {"type": "roll", "dice": LONG}, "too long"),
+        (
+            p1,
+            f"/p/{table.seat1.token}/command/",
+            {"type": "roll", "actor": table.ana, "dice": LONG},
+            "too long",
+        ),
     ]
     for client, url, data, sentence in cases:
         r = client.post(url, data, **HTMX)

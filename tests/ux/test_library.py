@@ -92,6 +92,27 @@ def test_save_a_combatant_as_a_template_and_add_three_to_another_encounter(owner
     assert names(second) == ["Ana", "Goblin 1", "Goblin 2"]
 
 
+def test_adding_from_a_template_twice_with_one_key_adds_the_copies_once(owner, client):
+    """A double click on "Add" (the same form, the same page version) adds two goblins,
+    not four, and the second answer names the same two."""
+    first = encounter(owner, "Ambush")
+    goblin = add(first, name="Goblin", side="npc", hp=7)
+    client.post(f"/enc/{first.pk}/combatants/{goblin}/template/", HTTP_HX_REQUEST="true")
+    template = CombatantTemplate.objects.get(owner=owner)
+    second = encounter(owner, "Bridge")
+    shown = str(Encounter.objects.get(pk=second.pk).version)
+    form = {"template": template.pk, "count": "2", "form_key": shown}
+    a = client.post(f"/enc/{second.pk}/templates/", form, HTTP_HX_REQUEST="true")
+    b = client.post(f"/enc/{second.pk}/templates/", form, HTTP_HX_REQUEST="true")
+    assert "Added Goblin 1, Goblin 2." in a.content.decode()
+    assert b.content == a.content
+    assert names(second) == ["Goblin 1", "Goblin 2"]
+    # A page that showed the new version adds two more, on purpose.
+    form["form_key"] = str(Encounter.objects.get(pk=second.pk).version)
+    client.post(f"/enc/{second.pk}/templates/", form, HTTP_HX_REQUEST="true")
+    assert names(second) == ["Goblin 1", "Goblin 2", "Goblin 3", "Goblin 4"]
+
+
 def test_the_console_lists_the_templates_with_how_many(owner, client):
     enc = encounter(owner)
     ogre = add(enc, name="Ogre", side="npc", hp=30)
@@ -193,7 +214,7 @@ def test_export_holds_settings_combatants_and_log_and_no_secret(owner, client):
     r = client.get(f"/enc/{enc.pk}/export.json")
     assert r.status_code == 200
     assert 'filename="Bridge-fight.encounter.json"' in r["Content-Disposition"]
-    data = json.loads(r.content)
+    data = json.loads(r.getvalue())
     assert data["format"] == library.FORMAT and data["format_version"] == 1
     assert data["encounter"]["ruleset"] == "action_points"
     assert data["encounter"]["settings"]["attacks_per_turn"] == 2
@@ -202,14 +223,14 @@ def test_export_holds_settings_combatants_and_log_and_no_secret(owner, client):
     assert goblin["current_hp"] == 7 and goblin["hp"] == 10
     assert data["combatants"][2]["hidden"] is True
     assert any("Basic Attack" in ev["text"] for e in data["log"] for ev in e["events"])
-    body = r.content.decode()
+    body = r.getvalue().decode()
     assert seat.token not in body and str(enc.spectator_token) not in body
     assert "state_before" not in body
 
 
 def test_import_makes_a_new_encounter_with_the_same_combatants_and_history(owner, client):
     enc = fought(owner)
-    exported = client.get(f"/enc/{enc.pk}/export.json").content
+    exported = client.get(f"/enc/{enc.pk}/export.json").getvalue()
     upload = SimpleUploadedFile("fight.json", exported, content_type="application/json")
     r = client.post("/library/import/", {"file": upload})
     assert r.status_code == 302

@@ -311,7 +311,11 @@ def test_seat_create_revoke_regenerate(table: TableFixture):
     assert b"Seat Player 3 created" in r.content
     seat = Seat.objects.get(name="Player 3")
     assert Client().get(f"/p/{seat.token}/").status_code == 200
-    table.gm.post(f"/enc/{table.enc.pk}/seats/{seat.pk}/revoke/", HTTP_HX_REQUEST="true")
+    revoke = f"/enc/{table.enc.pk}/seats/{seat.pk}/revoke/"
+    asked = table.gm.post(revoke, HTTP_HX_REQUEST="true")
+    assert b"Revoke the link of <strong>Player 3</strong>?" in asked.content
+    assert Client().get(f"/p/{seat.token}/").status_code == 200  # asking revoked nothing
+    table.gm.post(revoke, {"confirm": "yes"}, HTTP_HX_REQUEST="true")
     assert Client().get(f"/p/{seat.token}/").status_code == 404
     old = seat.token
     table.gm.post(f"/enc/{table.enc.pk}/seats/{seat.pk}/regenerate/", HTTP_HX_REQUEST="true")

@@ -182,3 +182,27 @@ def test_api_token_page_issues_a_token_once(table: TableFixture):
     assert b'data-testid="new-token"' in r.content
     again = table.gm.get("/account/api-tokens/")
     assert b'data-testid="new-token"' not in again.content
+
+
+def test_after_combat_ends_every_page_says_combat_is_over(fight: TableFixture):
+    """Issue 12 item 5: once the GM ends combat, the GM's, the players' and the spectators'
+    pages say "Combat is over" (status, title, the reasons under the actions), and none
+    says that combat has not started."""
+    fight.gm_post(type="end_combat")
+    pages = {
+        "gm": fight.gm.get(fight.gm_url),
+        "player": fight.p1.get(fight.player1_url),
+        "spectator": fight.spectator.get(fight.spectator_url),
+    }
+    for who, r in pages.items():
+        html = r.content.decode()
+        assert r.status_code == 200, who
+        status = html[html.index('data-testid="phase"') :]
+        assert status.split("<", 1)[0].endswith(">Combat is over"), who
+        title = html[html.index("<title>") : html.index("</title>")]
+        assert "Combat is over · " in title, who
+        assert "not started" not in html, who
+    assert "Combat is over: the GM ended it" in pages["player"].content.decode()
+    # An action sent anyway is refused in the same words.
+    r = fight.p1_post(type="act", actor=fight.ana, action="basic_attack")
+    assert "Combat is over" in r.content.decode()

@@ -19,6 +19,7 @@ from combat import services
 from combat.access import gm_viewer
 from combat.models import Encounter
 from combat.rules import rulesets
+from vtt.lan import lan_addresses, serving_on_lan
 
 DEMO_USER = "gm"
 DEMO_PASSWORD = "demo-gm"
@@ -48,10 +49,23 @@ class Command(BaseCommand):
     help = "Create the demo GM (user 'gm') and a demo encounter per ruleset; print the links."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        base = f"http://127.0.0.1:{os.environ.get('PORT') or '8000'}"
+        port = os.environ.get("PORT") or "8000"
+        base = f"http://127.0.0.1:{port}"
         user, password = self.demo_user()
         out = self.stdout
         out.write(self.style.MIGRATE_HEADING("Demo table"))
+        if serving_on_lan():
+            addresses = lan_addresses()
+            if addresses:
+                # The links as a phone on the same network opens them.
+                base = f"http://{addresses[0]}:{port}"
+                out.write(
+                    f"Served to the local network: open these links on phones and laptops "
+                    f"on it (this machine: http://127.0.0.1:{port}). Anyone on this network "
+                    "can reach the server; the traffic is not encrypted."
+                )
+            else:
+                out.write("HOST=0.0.0.0 but no local network address was found: local links.")
         out.write(f"GM log-in: {base}{reverse('login')}  user: {DEMO_USER}  password: {password}")
         for key, rs in rulesets().items():
             enc = self.demo_encounter(user, key, f"Demo: {rs.name}")

@@ -1,0 +1,253 @@
+"""Floods and odd input that used to fill the disk or fail on the server (issue 12, items 7, 8, 12).
+
+- Rate limits (combat/ratelimit.py): commands per seat, per API token and per GM over
+  HTTP and the API; imports per account; sign-ups per address. Past a limit the answer
+  is 429 with a sentence saying how long to wait (in the flash region for htmx, with
+  Retry-After), and nothing is stored.
+- Input that used to answer 500: a 5000-digit encounter id (before authentication), a
+  token id that is a digit only to Unicode ("²"), an import nested 200,000 deep and an
+  import holding half of a surrogate pair. Each now gets a 4xx with a sentence.
+
+Storage per roll and per import, and export memory: tests/integrity/test_bounded_storage.py.
+"""
+
+from __future__ import annotations
+
+import json
+from html import unescape
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from combat import library, ratelimit
+from combat.models import ApiToken, Encounter, LogEntry
+
+from .conftest import Table, snapshot
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+ROLL = {"type": "roll", "dice": "1d20"}
+
+
+def roll(actor: str) -> dict[str, str]:
+    """A roll for one combatant (a player names which of theirs rolls)."""
+    return {**ROLL, "actor": actor}
+
+
+@pytest.fixture
+def still_clock(monkeypatch):
+    """Time stands still, so a test's requests all fall in one rate window."""
+    monkeypatch.setattr(ratelimit, "clock", lambda: 1_000_000.5)
+
+
+def words(r) -> str:
+    return unescape(r.content.decode())
+
+
+def api_roll(token: str, enc_id: int, actor: str):
+    return Client().post(
+        f"/api/encounters/{enc_id}/commands/",
+        json.dumps(roll(actor)),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+
+
+# --- item 8: commands ---------------------------------------------------------------------
+
+
+def test_a_seat_flooding_rolls_over_htmx_is_refused_with_429_in_the_flash(
+    table: Table, settings, still_clock
+):
+    """The measured flood was 77 rolls a second from one seat link (rule: at most
+    VTT_RATE_COMMANDS per seat); past the limit nothing is run or stored."""
+    most, window = settings.VTT_RATE_COMMANDS
+    player = table.clients["owner"]
+    url = f"/p/{table.seat1.token}/command/"
+    for _ in range(most):
+        assert player.post(url, roll(table.ana), **HTMX).status_code == 200
+    before = snapshot()
+    r = player.post(url, roll(table.ana), **HTMX)
+    assert r.status_code == 429
+    assert 'data-testid="refusal"' in r.content.decode()
+    assert 'data-code="rate_limited"' in r.content.decode()
+    assert "Too many commands in a short time: wait" in words(r)
+    assert 1 <= int(r["Retry-After"]) <= window
+    assert snapshot() == before
+    # Another seat, and the GM, are not held back by this seat's flood.
+    other = table.clients["other"].post(
+        f"/p/{table.seat2.token}/command/", roll(table.bram), **HTMX
+    )
+    assert other.status_code == 200
+    gm = table.clients["gm"].post(f"/enc/{table.enc.pk}/command/", ROLL, **HTMX)
+    assert gm.status_code == 200
+
+
+def test_the_limit_is_far_above_honest_play(settings):
+    """A player acts every few seconds; the limit allows several commands every second."""
+    most, window = settings.VTT_RATE_COMMANDS
+    assert most / window >= 5 and most >= 30
+
+
+def test_the_seat_limit_counts_its_api_calls_too(table: Table, settings, still_clock):
+    settings.VTT_RATE_COMMANDS = (3, 10)
+    page = table.clients["owner"]
+    page.post(f"/p/{table.seat1.token}/command/", roll(table.ana), **HTMX)
+    assert api_roll(table.seat1.token, table.enc.pk, table.ana).status_code == 200
+    assert api_roll(table.seat1.token, table.enc.pk, table.ana).status_code == 200
+    before = snapshot()
+    r = api_roll(table.seat1.token, table.enc.pk, table.ana)
+    assert r.status_code == 429
+    assert r.json()["error"]["code"] == "rate_limited"
+    assert "wait" in r.json()["error"]["message"] and r["Retry-After"]
+    assert snapshot() == before
+
+
+def test_a_gm_api_token_has_its_own_limit(table: Table, settings, still_clock):
+    settings.VTT_RATE_COMMANDS = (2, 10)
+    for _ in range(2):
+        assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 200
+    before = snapshot()
+    assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 429
+    assert snapshot() == before
+    # A second token of the same GM counts apart (each script its own).
+    _, second = ApiToken.issue(table.gm_user, "Second script")
+    assert api_roll(second, table.enc.pk, table.goblin).status_code == 200
+
+
+def test_a_plain_form_post_past_the_limit_gets_a_page_in_words(table: Table, settings, still_clock):
+    settings.VTT_RATE_COMMANDS = (1, 10)
+    url = f"/p/{table.seat1.token}/command/"
+    table.clients["owner"].post(url, roll(table.ana))
+    r = table.clients["owner"].post(url, roll(table.ana))
+    assert r.status_code == 429 and "Too many commands" in words(r)
+
+
+# --- item 7: imports and sign-ups ---------------------------------------------------------
+
+
+def small_export() -> bytes:
+    return json.dumps(
+        {
+            "format": library.FORMAT,
+            "format_version": 1,
+            "encounter": {"name": "Copy", "ruleset": "action_points", "settings": {}},
+            "combatants": [{"name": "Goblin", "side": "npc", "hp": 7}],
+            "log": [],
+        }
+    ).encode()
+
+
+def upload(client: Client, content: bytes, name: str = "fight.json"):
+    f = SimpleUploadedFile(name, content, content_type="application/json")
+    return client.post("/library/import/", {"file": f})
+
+
+def test_imports_per_account_are_rate_limited(table: Table, settings, still_clock):
+    most, _ = settings.VTT_RATE_IMPORTS
+    settings.VTT_RATE_IMPORTS = (2, 3600)
+    gm = table.clients["gm"]
+    assert upload(gm, small_export()).status_code == 302
+    assert upload(gm, small_export()).status_code == 302
+    before = snapshot()
+    r = upload(gm, small_export())
+    assert r.status_code == 429
+    assert "Too many imports in a short time: wait" in words(r)
+    assert 'data-testid="import-error"' in r.content.decode()
+    assert snapshot() == before
+    # Another account is not held back.
+    assert upload(table.clients["outsider"], small_export()).status_code == 302
+    assert most >= 10  # far above a GM bringing in a few files a session
+
+
+def test_sign_ups_per_address_are_rate_limited(db, settings, still_clock):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.VTT_RATE_SIGNUPS = (2, 3600)
+    User = get_user_model()
+
+    def sign_up(name: str):
+        form = {
+            "username": name,
+            "password1": "a-long-pass-phrase-9",
+            "password2": "a-long-pass-phrase-9",
+        }
+        return Client().post("/signup/", form)
+
+    assert sign_up("one").status_code == 302
+    assert sign_up("two").status_code == 302
+    r = sign_up("three")
+    assert r.status_code == 429 and "Too many sign-ups in a short time: wait" in words(r)
+    assert not User.objects.filter(username="three").exists()
+    assert User.objects.count() == 2
+
+
+# --- item 12: 4xx with a sentence, nothing stored -------------------------------------------
+
+
+def test_a_5000_digit_encounter_id_is_refused_in_words(table: Table):
+    """It used to fail while reading the id, before anyone was authenticated: now nobody
+    gets 401 (who is calling comes first) and a GM gets 404, as for any id not theirs."""
+    huge = "9" * 5000
+    before = snapshot()
+    gm = {"HTTP_AUTHORIZATION": f"Bearer {table.gm_key}"}
+    for method, path in (
+        ("get", f"/api/encounters/{huge}/"),
+        ("post", f"/api/encounters/{huge}/commands/"),
+        ("get", f"/api/encounters/{huge}/log/"),
+        ("get", f"/api/encounters/{huge}/seats/"),
+    ):
+        r = getattr(Client(), method)(path)
+        assert r.status_code == 401, (path[:40], r.status_code)
+        assert r.json()["error"]["message"].startswith("Log in, or send")
+        r = getattr(Client(), method)(path, **gm)
+        assert r.status_code == 404, (path[:40], r.status_code)
+        assert r.json()["error"]["message"] == "There is no such encounter (or it is not yours)."
+    for path in (f"/enc/{huge}/", f"/enc/{'9' * 30}/", f"/enc/{'9' * 30}/export.json"):
+        r = table.clients["gm"].get(path)
+        assert r.status_code == 404, (path[:40], r.status_code)
+        assert "no" in words(r).lower()
+    assert snapshot() == before
+
+
+def test_deleting_a_token_by_a_unicode_digit_is_404_in_words(table: Table):
+    gm = table.clients["gm"]
+    ApiToken.issue(table.gm_user, "²")
+    before = snapshot()
+    r = gm.post("/account/api-tokens/", {"delete": "²"})
+    assert r.status_code == 404 and "There is no such token" in words(r)
+    assert snapshot() == before
+    named = ApiToken.objects.get(user=table.gm_user, name="²")
+    r = gm.post("/account/api-tokens/", {"delete": str(named.pk)})
+    assert r.status_code == 200 and "Token deleted" in words(r)
+    assert not ApiToken.objects.filter(pk=named.pk).exists()
+
+
+def test_an_import_nested_200000_deep_is_refused_in_words(table: Table):
+    deep = b'{"format": "combat-table-encounter", "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"
+    before = snapshot()
+    r = upload(table.clients["gm"], deep)
+    assert r.status_code == 400
+    assert "nested too deeply" in words(r) and "fight.json" in words(r)
+    assert snapshot() == before
+
+
+def test_an_import_just_past_the_depth_limit_is_refused_too(table: Table):
+    depth = library.MAX_IMPORT_DEPTH + 1
+    data = json.loads(small_export())
+    data["combatants"][0]["notes"] = json.loads("[" * depth + "]" * depth)
+    r = upload(table.clients["gm"], json.dumps(data).encode())
+    assert r.status_code == 400 and "nested too deeply" in words(r)
+    assert not Encounter.objects.filter(name="Copy").exists()
+
+
+def test_an_import_with_half_a_surrogate_pair_is_refused_and_stores_nothing(table: Table):
+    data = small_export().replace(b'"Goblin"', b'"Gob\\ud800lin"')
+    before = snapshot()
+    r = upload(table.clients["gm"], data)
+    assert r.status_code == 400
+    assert "not valid Unicode" in words(r)
+    assert snapshot() == before
+    assert not LogEntry.objects.filter(encounter__name="Copy").exists()
+    # The GM's pages keep working: nothing half-stored breaks them.
+    assert table.clients["gm"].get("/").status_code == 200

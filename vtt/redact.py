@@ -1,0 +1,48 @@
+"""Secret links kept out of logs and caches.
+
+A seat's or the spectators' link is the whole credential: whoever reads it in a log file or
+a shared cache can play that seat. Logs show `/p/[link]/` instead, and every answer under
+`/p/` and `/s/` says `Cache-Control: no-store`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.deprecation import MiddlewareMixin
+
+# A player or spectator address (page, sub-page or socket), wherever it appears in a line.
+_LINK = re.compile(r"(/(?:ws/)?[ps]/)[^/?#\s\"']+")
+REDACTED = "[link]"
+
+
+def redact(text: str) -> str:
+    """`text` with the secret part of every player and spectator address replaced."""
+    return _LINK.sub(rf"\1{REDACTED}", text)
+
+
+def is_secret_path(path: str) -> bool:
+    return path.startswith(("/p/", "/s/"))
+
+
+class RedactLinks(logging.Filter):
+    """A logging filter: the record's message, formatted, with its links redacted."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+class NoStoreSecretPages(MiddlewareMixin):
+    """Middleware: `Cache-Control: no-store` on every answer under /p/ and /s/ (pages,
+    summaries, posts, refusals), so no browser or proxy cache keeps a seat's view."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if is_secret_path(request.path):
+            response["Cache-Control"] = "no-store"
+        return response
