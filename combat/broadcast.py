@@ -60,6 +60,8 @@ def credential(secret: str | int | None) -> str:
 def render_view_checked(viewer: Viewer, token: str | None) -> tuple[str, int] | None:
     """The whole view for a socket, or None if its link (or session's encounter) is no
     longer valid, so a socket whose link was just replaced gets nothing of the seat."""
+    if not still_valid(viewer, token):
+        return None
     view = render_view(viewer)
     # Checked after rendering: a link never comes back once replaced, so one that is valid
     # now was valid for the whole render.

@@ -54,12 +54,12 @@ from combat.models import Encounter, Seat
 REFUSED = 4403
 TOO_BIG = 4413  # like HTTP 413 (autobahn lets an application use 1000 and 3000-4999 only)
 TOO_MANY = 4429  # like HTTP 429
+SILENT = 4408  # like HTTP 408: no heartbeat came; a page that is still there reconnects
 LOGGED_OUT = 4401  # like HTTP 401: the GM's log-in ended (logged out, password changed)
 CROWDED = 4409  # like HTTP 409: this link already has as many sockets as it may
 # Sockets one link may hold at once, across every server process: a seat is one player
 # (a phone, a laptop, a tab or two); the spectators' link feeds a room's screens and streams.
 MAX_SOCKETS = {PLAYER: 8, SPECTATOR: 20}
-SILENT = 4408  # like HTTP 408: no heartbeat came; a page that is still there reconnects
 
 MAX_MESSAGE_BYTES = 64 * 1024
 BURST = 10
@@ -95,6 +95,10 @@ def _notice(testid: str, text: str) -> str:
     )
 
 
+ENCOUNTER_GONE = _notice(
+    "encounter-gone",
+    "This encounter is no longer yours or no longer exists, so this page stopped updating.",
+)
 TOO_BIG_NOTICE = _notice(
     "socket-too-big",
     f"This page sent a message larger than {MAX_MESSAGE_BYTES // 1024} KiB, so the server "
@@ -207,6 +211,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     checking: asyncio.Task[None] | None = None
     cred: str = ""
     session_key: str | None = None
+    logged_out: bool = False  # why the last re-check failed, for the GM's notice
     groups_joined: list[str] = []  # besides `group` (the GM's account group)
     bucket: TokenBucket | None = None
     strikes: TokenBucket | None = None
@@ -384,8 +389,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     def recheck(self) -> bool:
         assert self.viewer is not None
         if not still_valid(self.viewer, self.token):
+            self.logged_out = False
             return False
         if self.role == GM and not session_still_valid(self.session_key, self.viewer.user_id):
+            self.logged_out = True
             return False
         presence.touch(self.channel_name)
         return True
@@ -500,13 +507,18 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.checking = asyncio.get_running_loop().create_task(self.socket_close({}))
 
     async def link_gone(self) -> None:
-        """The link stopped working: say so in words, then close with 4403."""
+        """The link (or the GM's log-in) stopped working: say so in words, then close with
+        4403 (4401 for a log-in that ended)."""
         if self.gone:
             return
         self.gone = True
         if self.role == GM:
-            await self.send(text_data=LOGGED_OUT_NOTICE)
-            await self.close(code=LOGGED_OUT)
+            if self.logged_out:
+                await self.send(text_data=LOGGED_OUT_NOTICE)
+                await self.close(code=LOGGED_OUT)
+            else:
+                await self.send(text_data=ENCOUNTER_GONE)
+                await self.close(code=REFUSED)
             return
         await self.send(text_data=GONE)
         await self.close(code=REFUSED)

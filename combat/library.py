@@ -36,7 +36,7 @@ from combat.access import Viewer, gm_encounter, gm_viewer
 from combat.models import CombatantTemplate, Encounter, LogEntry
 from combat.rules import Encounter as State
 from combat.rules import Refusal, apply, get_ruleset, new_encounter, rulesets
-from combat.views import answer, login_required, require_GET, require_POST
+from combat.views import answer, command_limit, login_required, require_GET, require_POST
 
 FORMAT = "combat-table-encounter"
 FORMAT_VERSION = 1
@@ -648,6 +648,8 @@ def _count(raw: str | None) -> int | None:
 @require_POST
 def add_from_template(request: HttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
+    if limited := command_limit(request, f"user:{request.user.pk}"):
+        return limited
     viewer = gm_viewer(enc)
     back = reverse("gm_console", args=[enc.pk])
     template = CombatantTemplate.objects.filter(

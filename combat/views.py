@@ -322,7 +322,6 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def api_tokens(request: UserHttpRequest) -> HttpResponse:
     new_token = ""
-    status = 200
     if request.method == "POST":
         if bad := _bad_input(request):
             return bad
@@ -335,11 +334,10 @@ def api_tokens(request: UserHttpRequest) -> HttpResponse:
                 bool(re.fullmatch(r"[0-9]{1,18}", raw))
                 and (ApiToken.objects.filter(user=request.user, pk=int(raw)).delete()[0])
             )
-            if gone:
-                messages.success(request, "Token deleted: programs using it are refused now.")
-            else:
-                messages.error(request, "There is no such token (it may be deleted already).")
-                status = 404
+            if not gone:
+                gone_msg = "There is no such token (it may be deleted already)."
+                return refuse(request, 404, gone_msg, "not_found")
+            messages.success(request, "Token deleted: programs using it are refused now.")
         elif len(name) > 80:
             messages.error(
                 request, f"A token name is at most 80 characters; this one has {len(name)}."
@@ -347,12 +345,7 @@ def api_tokens(request: UserHttpRequest) -> HttpResponse:
         else:
             _, new_token = ApiToken.issue(request.user, name)
     tokens = ApiToken.objects.filter(user=request.user).order_by("-created")
-    return render(
-        request,
-        "combat/api_tokens.html",
-        {"tokens": tokens, "new_token": new_token},
-        status=status,
-    )
+    return render(request, "combat/api_tokens.html", {"tokens": tokens, "new_token": new_token})
 
 
 # --- encounters ---------------------------------------------------------------------------
@@ -533,6 +526,8 @@ def combatant_add(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
     if bad := _bad_input(request):
         return bad
+    if limited := command_limit(request, f"user:{request.user.pk}"):
+        return limited
     viewer = gm_viewer(enc)
     command = {"type": "add_combatant", **forms.combatant_fields(request.POST, enc.ruleset)}
     result = services.run_command(enc.pk, viewer, command, form=_form_key(request, viewer))
@@ -648,6 +643,8 @@ def combatant_duplicate(request: HtmxHttpRequest, encounter_id: int, cid: str) -
     c = state.combatants.get(cid)
     if c is None:
         raise Http404("No such combatant.")
+    if limited := command_limit(request, f"user:{request.user.pk}"):
+        return limited
     rs = get_ruleset(state.ruleset)
     command: dict[str, Any] = {
         "type": "add_combatant",

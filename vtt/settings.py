@@ -415,5 +415,7 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # django-axes says something at INFO on every log-in; lock-outs are WARNING.
+        "axes": {"level": "WARNING"},
     },
 }

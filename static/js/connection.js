@@ -17,7 +17,7 @@
   if (!line || !window.htmx || !document.querySelector("[hx-ws\\:connect]")) {
     return;
   }
-  var FINAL = [4403, 4413, 4429]; // combat/consumers.py: closed for good
+  var FINAL = [4401, 4403, 4409, 4413, 4429]; // combat/consumers.py: closed for good
   var BACK_SHOWN_MS = 4000;
   var lost = false;
   var over = false;

@@ -430,6 +430,9 @@ def log_in(person: Person, base: str, username: str, password: str) -> None:
     form.get_by_role("button", name="Log in").click()
     expect(person.page.get_by_role("link", name="Log in")).to_have_count(0)
     expect(person.page.get_by_role("button", name="Log out")).to_be_visible()
+    # The page after the log-in has finished loading (and reported its navigation), so a
+    # caller that clears the navigations from here on does not meet a late one.
+    person.page.wait_for_load_state("load")
 
 
 def link_of(gm: Person, testid: str) -> str:

@@ -1,7 +1,11 @@
 """A lost connection says so (issue 12, item 2).
 
 - Every live page (GM, player, spectator) says "Reconnecting..." within 2 s of going
-  offline, and "Back" once the whole view has arrived again, then hides the line.
+  offline, and "Back" once the whole view has arrived again, then hides the line; so
+  does a page whose socket is closed from the server's end (as by a restart; the close
+  is made by Playwright's socket route, in front of the live server, which must keep
+  serving the other tests).
+- A phone that went offline leaves the GM's list of who is connected within 45 s.
 - A post that fails says so on the page and offers "Send again", which sends the same
   request with the same key: it acts once, whether the first one was lost on the way
   there (the network failed), on the way back (the server acted, the answer was lost),
@@ -21,7 +25,7 @@ from combat import services
 from combat.access import gm_viewer
 from combat.models import LogEntry
 
-from .conftest import Person, action_form
+from .conftest import Person, action_form, open_person
 
 WITHIN_MS = 2000
 
@@ -164,3 +168,59 @@ def test_a_server_error_offers_send_again(fight):
     assert LogEntry.objects.filter(encounter_id=t.enc.pk, command__type="end_turn").count() == 1
     assert "form_key=" in calls[0]  # the key the second send carried too
     gm.errors.clear()
+
+
+def test_a_phone_gone_offline_leaves_the_gm_list_within_45_s(fight):
+    """With the default settings, as served: Player 1's browser goes offline (its socket
+    may stay open on the server, silent); the GM's presence list says "not connected"
+    within 45 s of its last heartbeat, and "connected" again once it is back."""
+    t, people = fight
+    seat = people.gm.page.get_by_test_id(f"presence-seat-{t.seat1.pk}")
+    expect(seat).to_contain_text("Player 1 connected")
+    people.p1.context.set_offline(True)
+    offline_at = time.monotonic()
+    expect(seat).to_contain_text("Player 1 not connected", timeout=46_000)
+    took = time.monotonic() - offline_at
+    print(f"\nthe GM's list dropped the offline player {took:.1f} s after it went offline")
+    assert took <= 45
+    people.p1.context.set_offline(False)
+    expect(seat).to_contain_text("Player 1 connected")
+    expect(people.p1.page.get_by_test_id("connection")).to_contain_text("Back")
+
+
+def test_a_socket_the_server_drops_says_reconnecting_then_back(browser, live_server_url, fight):
+    """As when the server restarts: the socket is closed from the server's side (1012,
+    "service restart"); the page says "Reconnecting..." within 2 s, reconnects by itself,
+    and says "Back" when the whole view has come."""
+    t, _ = fight
+    watcher = open_person(browser, "spectator", "Second screen")
+    routes = []
+
+    def through(ws) -> None:
+        routes.append(ws)
+        ws.connect_to_server()  # everything passes both ways, as without the route
+
+    try:
+        watcher.page.route_web_socket("**/ws/**", through)
+        watcher.page.goto(f"{live_server_url}/s/{t.enc.spectator_token}/")
+        expect(watcher.page.get_by_test_id("status")).to_be_visible()
+        deadline = time.monotonic() + 10
+        while not routes and time.monotonic() < deadline:
+            watcher.page.wait_for_timeout(50)
+        assert routes, "the page opened no socket"
+        watcher.page.wait_for_timeout(300)  # the whole view is in
+        line = watcher.page.get_by_test_id("connection")
+        expect(line).to_be_hidden()
+        routes[0].close(code=1012, reason="service restart")
+        dropped_at = time.monotonic()
+        expect(line).to_contain_text("Reconnecting", timeout=WITHIN_MS)
+        took = time.monotonic() - dropped_at
+        expect(line).to_contain_text("Back")
+        back = time.monotonic() - dropped_at
+        print(
+            f"\nserver-side close: 'Reconnecting' {took * 1000:.0f} ms, 'Back' {back * 1000:.0f} ms"
+        )
+        assert took < WITHIN_MS / 1000 and len(routes) == 2  # one reconnect
+        watcher.assert_no_errors()
+    finally:
+        watcher.context.close()

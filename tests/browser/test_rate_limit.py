@@ -13,11 +13,16 @@ from playwright.sync_api import expect
 from .conftest import arrive, open_person
 
 FLOOD = """async ([url, most, actor]) => {
+  // Twenty posts at a time, as fast as the server takes them, until one is refused.
   const headers = JSON.parse(document.body.getAttribute("hx-headers:inherited"));
-  for (let i = 0; i < most; i++) {
-    const body = new URLSearchParams({type: "roll", dice: "1d6", actor});
-    const r = await fetch(url, {method: "POST", body, headers: {...headers, "HX-Request": "true"}});
-    if (r.status === 429) return i;
+  const post = () => fetch(url, {
+    method: "POST",
+    body: new URLSearchParams({type: "roll", dice: "1d6", actor}),
+    headers: {...headers, "HX-Request": "true"},
+  });
+  for (let sent = 0; sent < 10 * most; sent += 20) {
+    const answers = await Promise.all(Array.from({length: 20}, post));
+    if (answers.some((r) => r.status === 429)) return sent + 20;
   }
   return -1;
 }"""
@@ -42,8 +47,8 @@ def test_a_flooding_seat_sees_the_wait_in_the_flash(make_table, browser, live_se
         # until refused and roll by hand at once (again, if the window turned meanwhile).
         status = 0
         for _ in range(3):
-            accepted = p1.page.evaluate(FLOOD, [url, most + 5, t.ana])
-            assert 0 <= accepted <= most, accepted
+            sent = p1.page.evaluate(FLOOD, [url, most, t.ana])
+            assert sent > 0, "no post of the flood was refused"
             logged = LogEntry.objects.filter(encounter=t.enc).count()
             with p1.page.expect_response(lambda r: r.url.endswith(url)) as answer:
                 form.get_by_role("button", name="Roll").click()

@@ -23,6 +23,7 @@ from tests.bench.servers import (
     PRODUCTION,
     Daphne,
     clean_env,
+    collect_static,
     drop_postgres_database_later,
     migrated_postgres_database,
     redis_url,
@@ -46,7 +47,9 @@ class Cluster:
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     need_services()
     logs: Path = tmp_path_factory.mktemp("two-processes")
-    env = clean_env(**PRODUCTION, REDIS_URL=redis_url())
+    env = clean_env(**PRODUCTION, REDIS_URL=redis_url(), DJANGO_STATIC_ROOT=str(logs / "static"))
+    # Production pages link the hashed names that collectstatic writes.
+    collect_static(env)
     name, url = migrated_postgres_database("vtt_scaleout", env)
     # A channel-layer prefix of its own: other runs on this Redis must not hear our pushes.
     env.update(DATABASE_URL=url, CHANNEL_LAYER_PREFIX=name)

@@ -21,7 +21,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings as django_settings
 from django.test import Client
 
-from combat.models import LogEntry
+from combat.models import Encounter, LogEntry
 
 from .conftest import Table, snapshot
 from .sockets import build, connect, socket, until_closed
@@ -76,17 +76,38 @@ def _gm_client(user: Any) -> tuple[Client, str]:
     return client, client.cookies[django_settings.SESSION_COOKIE_NAME].value
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_logging_out_closes_the_gms_sockets():
+async def _gm_on_its_socket() -> tuple[Any, Client, Any]:
+    """A table, its GM logged in, and the GM's console socket, connected."""
     t, _, _ = await build()
     client, cookie = await database_sync_to_async(_gm_client)(t.gm_user)
     comm = socket(f"/ws/enc/{t.enc.pk}/gm/", cookie=cookie)
     await connect(comm)
+    return t, client, comm
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_logging_out_closes_the_gms_sockets():
+    _, client, comm = await _gm_on_its_socket()
     r = await database_sync_to_async(client.post)("/accounts/logout/")
     assert r.status_code in (200, 302)
     frames, code = await until_closed(comm, quiet=3)
     assert code == 4401
     assert any('data-testid="logged-out"' in f and "log in again" in f for f in frames)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_gm_socket_whose_encounter_is_gone_is_told_so_not_logged_out():
+    t, _, comm = await _gm_on_its_socket()
+
+    def delete() -> None:
+        Encounter.objects.filter(pk=t.enc.pk).delete()
+
+    await database_sync_to_async(delete)()
+    await comm.send_to(text_data='{"type": "resync"}')
+    frames, code = await until_closed(comm, quiet=3)
+    assert code == 4403
+    assert any('data-testid="encounter-gone"' in f for f in frames)
+    assert not any("logged-out" in f for f in frames)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -124,6 +124,24 @@ def test_a_plain_form_post_past_the_limit_gets_a_page_in_words(table: Table, set
     assert r.status_code == 429 and "Too many commands" in words(r)
 
 
+def test_the_gms_pages_that_add_combatants_share_the_gms_limit(table: Table, settings, still_clock):
+    settings.VTT_RATE_COMMANDS = (2, 10)
+    gm = table.clients["gm"]
+    e = table.enc.pk
+    assert gm.post(f"/enc/{e}/command/", ROLL, **HTMX).status_code == 200
+    add = {"name": "Kobold", "side": "npc", "hp": "5"}
+    assert gm.post(f"/enc/{e}/combatants/", add, **HTMX).status_code == 200
+    before = snapshot()
+    for path, form in (
+        (f"/enc/{e}/combatants/", add),
+        (f"/enc/{e}/combatants/{table.goblin}/duplicate/", {}),
+        (f"/enc/{e}/templates/", {"template": "1", "count": "2"}),
+    ):
+        r = gm.post(path, form, **HTMX)
+        assert r.status_code == 429 and "Too many commands" in words(r), path
+    assert snapshot() == before
+
+
 # --- item 7: imports and sign-ups ---------------------------------------------------------
 
 
