@@ -583,3 +583,9 @@ def seats(request: HttpRequest, encounter_id: str) -> JsonResponse:
         "url": reverse("player", args=[seat.token]),
     }
     return JsonResponse(body, status=201)
+
+
+@csrf_exempt
+def no_such_address(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """Any other address under /api/: JSON, with DEBUG on too (not Django's HTML page)."""
+    return error("not_found", "There is nothing at this address.", 404)

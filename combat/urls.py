@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from combat import api, library, summary, views
+from combat import api, contract, library, summary, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -55,7 +55,9 @@ urlpatterns = [
     path("p/<str:token>/", views.player, name="player"),
     path("p/<str:token>/command/", views.player_command, name="player_command"),
     path("s/<str:token>/", views.spectator, name="spectator"),
-    # JSON API (with or without the trailing slash)
+    # JSON API (with or without the trailing slash), its description and its reference page
+    re_path(r"^api/openapi\.json$", contract.openapi_json, name="api_openapi"),
+    path("api/docs/", contract.docs_page, name="api_docs"),
     re_path(r"^api/rulesets/?$", api.rulesets_index, name="api_rulesets"),
     re_path(r"^api/encounters/?$", api.encounters, name="api_encounters"),
     re_path(
@@ -66,4 +68,5 @@ urlpatterns = [
     ),
     re_path(r"^api/encounters/(?P<encounter_id>\d+)/log/?$", api.log, name="api_log"),
     re_path(r"^api/encounters/(?P<encounter_id>\d+)/seats/?$", api.seats, name="api_seats"),
+    re_path(r"^api/(?P<rest>.*)$", api.no_such_address, name="api_not_found"),
 ]

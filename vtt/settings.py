@@ -79,10 +79,13 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
-    "django.contrib.staticfiles",
+    # django.contrib.staticfiles, without the files of django-ninja's no page loads.
+    "vtt.staticfiles.StaticFiles",
     "channels",
     "django_htmx",
     "axes",
+    # django-ninja: the API description (combat/contract.py) and its Swagger UI assets.
+    "ninja",
     "combat",
 ]
 

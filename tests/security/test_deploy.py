@@ -1,8 +1,8 @@
 """Deployment: the production checklist passes, and every page carries a strict CSP.
 
 Every page type (landing, log-in, sign-up, the encounters list, a new encounter, the GM
-console, a player's and a spectator's page, the API token page, and the refusal pages)
-carries a Content-Security-Policy with a fresh nonce and neither 'unsafe-inline' nor
+console, a player's and a spectator's page, the API token page, the API reference and the
+refusal pages) carries a Content-Security-Policy with a fresh nonce and neither 'unsafe-inline' nor
 'unsafe-eval', and nothing on the page needs more: every script and style element carries
 that nonce, and no element has an inline event handler, a style attribute or a
 javascript: address.
@@ -163,6 +163,7 @@ def page_types(t: Table) -> dict[str, tuple[Client, str]]:
         "API token page": (gm, "/account/api-tokens/"),
         "not found page": (anonymous, "/p/not-a-real-link/"),
         "GM edit form": (gm, f"/enc/{t.enc.pk}/combatants/{t.goblin}/"),
+        "API reference": (anonymous, "/api/docs/"),
     }
 
 
@@ -176,7 +177,7 @@ def test_every_page_type_carries_a_nonce_csp_and_needs_nothing_more(table: Table
         nonces.add(re.search(r"'nonce-([^']+)'", r.headers["Content-Security-Policy"]).group(1))
         checked[name] = r.status_code
     assert len(nonces) == len(checked)  # a fresh nonce for every response
-    assert len(checked) == 11
+    assert len(checked) == 12
 
 
 def test_refusals_carry_the_csp_too(table: Table):
