@@ -174,7 +174,10 @@ class Encounter:
         """The state in `data`; with copy=False it takes `data`'s parts as its own."""
         d = _copy.deepcopy(data) if copy else dict(data)
         combatants = {}
-        for cid, cd in d.pop("combatants", {}).items():
+        # In the order they were added: PostgreSQL's jsonb keeps keys in its own order,
+        # and ids are random.
+        stored = d.pop("combatants", {})
+        for cid, cd in sorted(stored.items(), key=lambda item: item[1].get("seq", 0)):
             effects = [Effect(**e) for e in cd.get("effects", [])]
             combatants[cid] = Combatant(**{**cd, "effects": effects})
         groups = {gid: Group(**gd) for gid, gd in d.pop("groups", {}).items()}

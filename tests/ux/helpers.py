@@ -10,6 +10,7 @@ from django.test import Client
 from combat import services
 from combat.access import gm_viewer
 from combat.models import Encounter
+from combat.rules import Encounter as State
 
 SURE = {
     "attack": {"dice": "1d1", "bonus": 50},
@@ -49,4 +50,4 @@ def encounter(owner: Any, name: str = "Bridge fight", ruleset: str = "action_poi
 
 def names(enc: Encounter) -> list[str]:
     enc.refresh_from_db()
-    return [c["name"] for c in enc.state["combatants"].values()]
+    return [c.name for c in State.from_dict(enc.state).combatants.values()]
