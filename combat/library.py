@@ -256,29 +256,7 @@ class NotAnExport(Exception):
 
 def parse_export(raw: bytes) -> dict[str, Any]:
     """The export in `raw`, or NotAnExport with a sentence saying what is wrong."""
-    if not raw:
-        raise NotAnExport("The file is empty: choose an encounter file exported from this site.")
-    if len(raw) > MAX_IMPORT_BYTES:
-        raise NotAnExport(
-            f"The file is too large ({len(raw) // 1024} KiB): an encounter export is at most "
-            f"{MAX_IMPORT_BYTES // 1024} KiB."
-        )
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise NotAnExport(
-            "That file is not text (it may be an image or a document): choose the .json "
-            "file that “Export the encounter” saved."
-        ) from None
-    try:
-        data = json.loads(text)
-    except RecursionError:
-        raise NotAnExport(_too_deep()) from None
-    except ValueError as e:
-        raise NotAnExport(
-            f"That file is not JSON (line {getattr(e, 'lineno', '?')}: "
-            f"{getattr(e, 'msg', e)}): choose the .json file that “Export the encounter” saved."
-        ) from None
+    data = _read_json(raw)
     problem = _text_problem(data)
     if problem:
         raise NotAnExport(problem)
@@ -318,6 +296,33 @@ def parse_export(raw: bytes) -> dict[str, Any]:
             f"{MAX_IMPORTED_COMBATANTS} can be imported."
         )
     return data
+
+
+def _read_json(raw: bytes) -> Any:
+    """The JSON in `raw`, or NotAnExport saying why it is not readable as such."""
+    if not raw:
+        raise NotAnExport("The file is empty: choose an encounter file exported from this site.")
+    if len(raw) > MAX_IMPORT_BYTES:
+        raise NotAnExport(
+            f"The file is too large ({len(raw) // 1024} KiB): an encounter export is at most "
+            f"{MAX_IMPORT_BYTES // 1024} KiB."
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise NotAnExport(
+            "That file is not text (it may be an image or a document): choose the .json "
+            "file that “Export the encounter” saved."
+        ) from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise NotAnExport(_too_deep()) from None
+    except ValueError as e:
+        raise NotAnExport(
+            f"That file is not JSON (line {getattr(e, 'lineno', '?')}: "
+            f"{getattr(e, 'msg', e)}): choose the .json file that “Export the encounter” saved."
+        ) from None
 
 
 def _too_deep() -> str:

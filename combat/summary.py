@@ -178,6 +178,40 @@ def steps(enc: Encounter) -> list[Step]:
     return out
 
 
+def _count_command(t: Tally, step: Step, actor: str) -> None:
+    """An action (with what it cost, in its round), a granted action, or a reaction."""
+    cmd = step.command
+    kind = cmd.get("type")
+    if kind == "act":
+        cost, is_reaction = step.price
+        t.actions += 1
+        if step.round_no:
+            t.add_spent(actor, step.round_no, cost)
+        if is_reaction:
+            t.reactions[actor] += 1
+    elif kind == "grant":
+        t.actions += 1
+        if step.round_no:
+            t.add_spent(actor, step.round_no, 0)
+    elif kind == "react" and _accepted(cmd.get("accept", True)):
+        t.reactions[actor] += 1
+
+
+def _count_hits(t: Tally, step: Step, audience: str) -> None:
+    """Damage dealt by the hits among the step's events that `audience` saw."""
+    for ev in step.events:
+        if not isinstance(ev, dict) or (audience != GM and ev.get("gm_only")):
+            continue
+        raw = ev.get("data")
+        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        dmg = data.get("damage")
+        who = ev.get("actor")
+        if data.get("hit") and isinstance(dmg, int) and isinstance(who, str):
+            t.dealt[who] += dmg
+            if step.kind == LogEntry.IMPORTED and isinstance(data.get("target"), str):
+                t.taken[data["target"]] += dmg
+
+
 def tally(enc: Encounter, audience: str = GM) -> Tally:
     """Walk the log once and count, for `audience` (the GM sees everyone)."""
     t = Tally()
@@ -197,30 +231,9 @@ def tally(enc: Encounter, audience: str = GM) -> Tally:
         actor = cmd.get("actor") if isinstance(cmd.get("actor"), str) else None
         if audience != GM and secret:
             actor = None
-        if kind == "act" and actor:
-            cost, is_reaction = step.price
-            t.actions += 1
-            if round_no:
-                t.add_spent(actor, round_no, cost)
-            if is_reaction:
-                t.reactions[actor] += 1
-        elif kind == "grant" and actor:
-            t.actions += 1
-            if round_no:
-                t.add_spent(actor, round_no, 0)
-        elif kind == "react" and actor and _accepted(cmd.get("accept", True)):
-            t.reactions[actor] += 1
-        for ev in step.events:
-            if not isinstance(ev, dict) or (audience != GM and ev.get("gm_only")):
-                continue
-            raw = ev.get("data")
-            data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-            dmg = data.get("damage")
-            who = ev.get("actor")
-            if data.get("hit") and isinstance(dmg, int) and isinstance(who, str):
-                t.dealt[who] += dmg
-                if step.kind == LogEntry.IMPORTED and isinstance(data.get("target"), str):
-                    t.taken[data["target"]] += dmg
+        if actor:
+            _count_command(t, step, actor)
+        _count_hits(t, step, audience)
         if step.kind == LogEntry.IMPORTED:
             # Imported history carries no states of its own: only the GM's damage by hand.
             if kind == "damage" and actor and isinstance(cmd.get("amount"), int | str):

@@ -19,6 +19,7 @@ level is its bonus), and the attack triple ``attack`` (the weapon roll, without 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -691,6 +692,168 @@ def rng_of(ev: Events) -> random.Random:
 # --- the ruleset ----------------------------------------------------------------------
 
 
+# --- what the rules forbid, action by action (ActionLadder.check_rules) ---------------------
+#
+# Each check takes the encounter, the acting combatant, the target (None without one) and
+# the declared options, and raises the refusal that names the rule.
+
+Check = Callable[[Encounter, Combatant, Combatant | None, dict[str, Any]], None]
+
+
+def check_movement_mode(c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+    """Crawling and swimming leave only their own Movement Action (and a Step out)."""
+    if has_effect(c, "Crawling") and a.key != "crawl":
+        raise refuse(
+            "crawling",
+            f"While crawling {c.name} takes no other Movement "
+            f"Action than Crawl until it stands up (not {a.name}).",
+        )
+    if (
+        has_effect(c, "Swimming")
+        and a.key != "swim"
+        and not (a.key == "step" and opts.get("get_out"))
+    ):
+        raise refuse(
+            "swimming",
+            f"While swimming {c.name} takes no other Movement "
+            f"Action than Swim, until a Step gets it up or out (not {a.name}).",
+        )
+
+
+def check_crawl(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    if not has_effect(c, "Prone"):
+        raise refuse("not_prone", f"{c.name} must be prone to crawl.")
+
+
+def check_stand_up(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    if not has_effect(c, "Prone"):
+        raise refuse("not_prone", f"{c.name} is not prone.")
+    if opts.get("occupied"):
+        raise refuse(
+            "space_occupied",
+            f"{c.name} cannot stand up while someone "
+            "occupies its space, until they move or fall prone.",
+        )
+
+
+def check_fall_prone(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    if has_effect(c, "Prone"):
+        raise refuse("already_prone", f"{c.name} is already prone.")
+    if opts.get("deep_water") or has_effect(c, "Swimming"):
+        raise refuse(
+            "deep_water",
+            f"{c.name} cannot fall prone in water waist-deep "
+            "or deeper: it begins to swim instead (Swim).",
+        )
+
+
+def check_grapple(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    due = c.turn.get("sustain_due")
+    if due:
+        if target is not None and target.id != due:
+            raise refuse(
+                "grappling",
+                f"{c.name} is grappling {enc.public_name(due)}: "
+                "sustain that grapple or let it go first.",
+            )
+    elif has_effect(c, "Grappling"):
+        raise refuse("grappling", f"{c.name} already holds a grapple this turn.")
+    elif target is None:
+        raise refuse("missing_option", "Grapple needs a target.")
+
+
+def check_break_free(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    if not has_effect(c, "Grappled"):
+        raise refuse("not_grappled", f"{c.name} is not grappled.")
+
+
+def check_interrupt(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    if target is not None and target.id not in c.engaged:
+        raise refuse(
+            "not_adjacent",
+            f"Interrupt needs an adjacent enemy: {target.name} is not in melee with {c.name}.",
+        )
+
+
+def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]) -> None:
+    if target is None:
+        return
+    cond = str(opts.get("condition"))
+    if not has_effect(target, cond):
+        raise refuse(
+            "no_condition",
+            f"{target.name} is not {cond.capitalize()}: Aid "
+            "lifts Incapacitated, Burning or Bleeding.",
+        )
+
+
+def check_skip(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    if c.carry:
+        raise refuse(
+            "already_carrying",
+            f"{c.name} is still paying for {c.carry['name']}: abandon it before skipping the turn.",
+        )
+
+
+def check_throw(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    s = bonus_of(c, "STR", "Throw range")
+    reach = s - int(opts.get("weight") or 0) + int(opts.get("thrown") or 0)
+    if int(opts.get("distance") or 0) > reach:
+        raise refuse(
+            "out_of_range",
+            f"Out of range: {c.name} throws up to STR bonus {s} − weight "
+            f"{opts.get('weight') or 0} + Thrown {opts.get('thrown') or 0} = "
+            f"{max(reach, 0)} m; {opts.get('distance') or 0} m was asked.",
+        )
+
+
+def check_toss(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    s = bonus_of(c, "STR", "Toss")
+    weight, far = int(opts.get("weight") or 0), int(opts.get("distance") or 0)
+    if 2 * weight > s:
+        raise refuse(
+            "too_heavy",
+            f"Too heavy to toss: at most half the STR bonus "
+            f"({s} / 2 = {s / 2:g}); the item weighs {weight}.",
+        )
+    if far > s:
+        raise refuse(
+            "too_far", f"Too far to toss: at most the STR bonus, {s} m; {far} m was asked."
+        )
+
+
+ACTION_CHECKS: dict[str, Check] = {
+    "crawl": check_crawl,
+    "stand_up": check_stand_up,
+    "fall_prone": check_fall_prone,
+    "grapple": check_grapple,
+    "break_free": check_break_free,
+    "interrupt": check_interrupt,
+    "aid": check_aid,
+    "skip": check_skip,
+    "throw": check_throw,
+    "toss": check_toss,
+}
+
+
 class ActionLadder(Ruleset):
     key = "action_ladder"
     name = "Action Ladder"
@@ -1176,96 +1339,10 @@ class ActionLadder(Ruleset):
             if target.defeated and a.key not in ("aid", "administer"):
                 raise refuse("bad_target", f"{target.name} is already defeated.")
         if a.extra.get("movement"):
-            crawling, swimming = has_effect(c, "Crawling"), has_effect(c, "Swimming")
-            if crawling and a.key != "crawl":
-                raise refuse(
-                    "crawling",
-                    f"While crawling {c.name} takes no other Movement "
-                    f"Action than Crawl until it stands up (not {a.name}).",
-                )
-            if swimming and a.key != "swim" and not (a.key == "step" and opts.get("get_out")):
-                raise refuse(
-                    "swimming",
-                    f"While swimming {c.name} takes no other Movement "
-                    f"Action than Swim, until a Step gets it up or out (not {a.name}).",
-                )
-        if a.key == "crawl" and not has_effect(c, "Prone"):
-            raise refuse("not_prone", f"{c.name} must be prone to crawl.")
-        if a.key == "stand_up":
-            if not has_effect(c, "Prone"):
-                raise refuse("not_prone", f"{c.name} is not prone.")
-            if opts.get("occupied"):
-                raise refuse(
-                    "space_occupied",
-                    f"{c.name} cannot stand up while someone "
-                    "occupies its space, until they move or fall prone.",
-                )
-        if a.key == "fall_prone":
-            if has_effect(c, "Prone"):
-                raise refuse("already_prone", f"{c.name} is already prone.")
-            if opts.get("deep_water") or has_effect(c, "Swimming"):
-                raise refuse(
-                    "deep_water",
-                    f"{c.name} cannot fall prone in water waist-deep "
-                    "or deeper: it begins to swim instead (Swim).",
-                )
-        if a.key == "grapple":
-            due = c.turn.get("sustain_due")
-            if due:
-                if target is not None and target.id != due:
-                    raise refuse(
-                        "grappling",
-                        f"{c.name} is grappling {enc.public_name(due)}: "
-                        "sustain that grapple or let it go first.",
-                    )
-            elif has_effect(c, "Grappling"):
-                raise refuse("grappling", f"{c.name} already holds a grapple this turn.")
-            elif target is None:
-                raise refuse("missing_option", "Grapple needs a target.")
-        if a.key == "break_free" and not has_effect(c, "Grappled"):
-            raise refuse("not_grappled", f"{c.name} is not grappled.")
-        if a.key == "interrupt" and target is not None and target.id not in c.engaged:
-            raise refuse(
-                "not_adjacent",
-                f"Interrupt needs an adjacent enemy: {target.name} is not in melee with {c.name}.",
-            )
-        if a.key == "aid" and target is not None:
-            cond = str(opts.get("condition"))
-            if not has_effect(target, cond):
-                raise refuse(
-                    "no_condition",
-                    f"{target.name} is not {cond.capitalize()}: Aid "
-                    "lifts Incapacitated, Burning or Bleeding.",
-                )
-        if a.key == "skip" and c.carry:
-            raise refuse(
-                "already_carrying",
-                f"{c.name} is still paying for "
-                f"{c.carry['name']}: abandon it before skipping the turn.",
-            )
-        if a.key == "throw":
-            s = bonus_of(c, "STR", "Throw range")
-            reach = s - int(opts.get("weight") or 0) + int(opts.get("thrown") or 0)
-            if int(opts.get("distance") or 0) > reach:
-                raise refuse(
-                    "out_of_range",
-                    f"Out of range: {c.name} throws up to STR bonus {s} − weight "
-                    f"{opts.get('weight') or 0} + Thrown {opts.get('thrown') or 0} = "
-                    f"{max(reach, 0)} m; {opts.get('distance') or 0} m was asked.",
-                )
-        if a.key == "toss":
-            s = bonus_of(c, "STR", "Toss")
-            weight, far = int(opts.get("weight") or 0), int(opts.get("distance") or 0)
-            if 2 * weight > s:
-                raise refuse(
-                    "too_heavy",
-                    f"Too heavy to toss: at most half the STR bonus "
-                    f"({s} / 2 = {s / 2:g}); the item weighs {weight}.",
-                )
-            if far > s:
-                raise refuse(
-                    "too_far", f"Too far to toss: at most the STR bonus, {s} m; {far} m was asked."
-                )
+            check_movement_mode(c, a, opts)
+        check = ACTION_CHECKS.get(a.key)
+        if check is not None:
+            check(enc, c, target, opts)
 
     # --- paying ----------------------------------------------------------------------------
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:

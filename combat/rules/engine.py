@@ -207,29 +207,13 @@ def apply_fields(
     cmd: dict[str, Any],
     rng: random.Random | None = None,
 ) -> None:
-    if "name" in cmd:
-        name = clean_text(cmd["name"], "Name", MAX_NAME)
-        if not name:
-            raise refuse("bad_option", "A combatant needs a name.")
-        c.name = name
-    if "side" in cmd:
-        if cmd["side"] not in (PC, NPC):
-            raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
-        c.side = cmd["side"]
-    if "notes" in cmd:
-        c.notes = clean_text(cmd["notes"], "Notes", MAX_NOTES)
+    apply_identity(c, cmd)
     if "initiative_bonus" in cmd:
         c.initiative_bonus = as_int(cmd["initiative_bonus"], "Initiative bonus", -100, 100)
     if cmd.get("initiative") not in (None, ""):
         c.initiative = as_int(cmd["initiative"], "Initiative", -100, 1000)
     if "hp" in cmd and cmd["hp"] not in (None, ""):
-        old_max = c.max_hp
-        c.max_hp = as_int(cmd["hp"], "HP", 0, 100_000)
-        # A new combatant starts unhurt; editing the maximum later keeps the wounds.
-        if c.hp is None or old_max is None:
-            c.hp = c.max_hp
-        else:
-            c.hp = max(0, min(c.max_hp, c.hp + c.max_hp - old_max))
+        set_max_hp(c, cmd["hp"])
     if "hidden" in cmd:
         c.hidden = as_bool(cmd["hidden"])
     if "stats" in cmd:
@@ -241,6 +225,31 @@ def apply_fields(
             c.mods[s.key] = check_setting(rs, s.key, cmd[s.key])
     if "grit" in cmd and cmd["grit"] not in (None, ""):
         c.res["grit"] = as_int(cmd["grit"], "Grit", 0, 99)
+
+
+def apply_identity(c: Combatant, cmd: dict[str, Any]) -> None:
+    """Name, side and notes, as given."""
+    if "name" in cmd:
+        name = clean_text(cmd["name"], "Name", MAX_NAME)
+        if not name:
+            raise refuse("bad_option", "A combatant needs a name.")
+        c.name = name
+    if "side" in cmd:
+        if cmd["side"] not in (PC, NPC):
+            raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
+        c.side = cmd["side"]
+    if "notes" in cmd:
+        c.notes = clean_text(cmd["notes"], "Notes", MAX_NOTES)
+
+
+def set_max_hp(c: Combatant, value: Any) -> None:
+    """A new combatant starts unhurt; editing the maximum later keeps the wounds."""
+    old_max = c.max_hp
+    c.max_hp = as_int(value, "HP", 0, 100_000)
+    if c.hp is None or old_max is None:
+        c.hp = c.max_hp
+    else:
+        c.hp = max(0, min(c.max_hp, c.hp + c.max_hp - old_max))
 
 
 def set_group(enc: Encounter, c: Combatant, name: Any, rng: random.Random | None = None) -> None:

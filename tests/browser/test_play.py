@@ -441,6 +441,53 @@ def read_clock(actor: Person, watchers: list[Person]) -> list[tuple[Person, floa
 # --- the test -------------------------------------------------------------------------------------
 
 
+def seize_the_moment(play, people, rs) -> None:
+    """Between rounds: whoever has Grit may Seize the Moment, then the GM begins the round."""
+    for p in people.everyone:
+        expect(p.status, p.name).to_have_attribute("data-phase", "seize")
+    for name, n in rs.grit.items():
+        who = play.person_for(name)
+        for p in play.audience(name):
+            expect(p.resource(play.cid(name), "grit"), p.name).to_have_attribute(
+                "data-value", str(n)
+            )
+        who.page.locator(f"#panel-{play.cid(name)}").get_by_test_id(
+            f"seize-{play.cid(name)}"
+        ).click()
+        play.clicked()
+        play.expect_line(
+            re.compile(
+                rf"^{name} spends 1 Grit to Seize the Moment and will act first in round 1\.$"
+            ),
+            name,
+        )
+        for p in play.audience(name):
+            expect(p.resource(play.cid(name), "grit"), p.name).to_have_attribute(
+                "data-value", str(n - 1)
+            )
+    people.gm.page.get_by_test_id("begin-round").click()
+    play.clicked()
+
+
+def report_timings(ruleset: str, play) -> None:
+    print(
+        f"\n[{ruleset}] a player's click -> the same change on another page "
+        f"(in-browser clocks, {len(play.timings) // 3} clicks):"
+    )
+    for watcher in ("GM", "Player 1", "Player 2", "Spectator"):
+        ms = sorted(m for _, w, m, _ in play.timings if w == watcher)
+        if ms:
+            print(
+                f"  {watcher:9}: median {statistics.median(ms):4.0f} ms, "
+                f"fastest {ms[0]:4.0f} ms, slowest {ms[-1]:4.0f} ms"
+            )
+    walls = [wall for *_, wall in play.timings]
+    print(
+        f"  the test's own clock, click to all four pages checked: median "
+        f"{statistics.median(walls):.0f} ms"
+    )
+
+
 @pytest.mark.parametrize("ruleset", list(RULESETS))
 def test_two_rounds_with_everyone_watching(ruleset, make_table, sit_down, capsys):
     rs = RULESETS[ruleset]
@@ -453,31 +500,7 @@ def test_two_rounds_with_everyone_watching(ruleset, make_table, sit_down, capsys
     play.clicked()
     play.expect_line(re.compile(r"^Combat begins\.$"), PUBLIC)
     if rs.grit:
-        # Between rounds: whoever has Grit may Seize the Moment, then the GM begins the round.
-        for p in people.everyone:
-            expect(p.status, p.name).to_have_attribute("data-phase", "seize")
-        for name, n in rs.grit.items():
-            who = play.person_for(name)
-            for p in play.audience(name):
-                expect(p.resource(play.cid(name), "grit"), p.name).to_have_attribute(
-                    "data-value", str(n)
-                )
-            who.page.locator(f"#panel-{play.cid(name)}").get_by_test_id(
-                f"seize-{play.cid(name)}"
-            ).click()
-            play.clicked()
-            play.expect_line(
-                re.compile(
-                    rf"^{name} spends 1 Grit to Seize the Moment and will act first in round 1\.$"
-                ),
-                name,
-            )
-            for p in play.audience(name):
-                expect(p.resource(play.cid(name), "grit"), p.name).to_have_attribute(
-                    "data-value", str(n - 1)
-                )
-        gm.page.get_by_test_id("begin-round").click()
-        play.clicked()
+        seize_the_moment(play, people, rs)
 
     for round_no, turns in enumerate(rs.rounds, start=1):
         play.expect_line(re.compile(rf"^Round {round_no} begins\.$"), PUBLIC)
@@ -515,19 +538,4 @@ def test_two_rounds_with_everyone_watching(ruleset, make_table, sit_down, capsys
         assert HIDDEN not in p.everything_received(), f"{HIDDEN} reached {p.name}"
 
     with capsys.disabled():
-        print(
-            f"\n[{ruleset}] a player's click -> the same change on another page "
-            f"(in-browser clocks, {len(play.timings) // 3} clicks):"
-        )
-        for watcher in ("GM", "Player 1", "Player 2", "Spectator"):
-            ms = sorted(m for _, w, m, _ in play.timings if w == watcher)
-            if ms:
-                print(
-                    f"  {watcher:9}: median {statistics.median(ms):4.0f} ms, "
-                    f"fastest {ms[0]:4.0f} ms, slowest {ms[-1]:4.0f} ms"
-                )
-        walls = [wall for *_, wall in play.timings]
-        print(
-            f"  the test's own clock, click to all four pages checked: median "
-            f"{statistics.median(walls):.0f} ms"
-        )
+        report_timings(ruleset, play)
