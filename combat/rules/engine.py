@@ -26,6 +26,7 @@ from .base import (
 )
 from .catalogue import ActionDef, Setting
 from .events import Events
+from .fields import MAX_NAME, MAX_TEXT, length, span
 from .refusal import Refusal, Refused, refuse
 from .registry import get_ruleset
 from .state import (
@@ -42,9 +43,6 @@ from .state import (
     Window,
 )
 
-MAX_NAME = 80
-MAX_NOTES = 2000
-MAX_TEXT = 500
 MAX_COMBATANTS = 200
 UNKNOWN_COMMAND = "There is no such command (docs/api.md lists them)."
 NO_WINDOW = "That chance to react has passed."
@@ -178,7 +176,7 @@ def cmd_add_combatant(
 ) -> None:
     if len(enc.combatants) >= MAX_COMBATANTS:
         raise refuse("too_many", f"An encounter holds at most {MAX_COMBATANTS} combatants.")
-    name = clean_text(cmd.get("name"), "Name", MAX_NAME)
+    name = clean_text(cmd.get("name"), "Name", length("add_combatant", "name"))
     if not name:
         raise refuse("bad_option", "A combatant needs a name.")
     side = cmd.get("side", NPC)
@@ -209,9 +207,11 @@ def apply_fields(
 ) -> None:
     apply_identity(c, cmd)
     if "initiative_bonus" in cmd:
-        c.initiative_bonus = as_int(cmd["initiative_bonus"], "Initiative bonus", -100, 100)
+        c.initiative_bonus = as_int(
+            cmd["initiative_bonus"], "Initiative bonus", *span("add_combatant", "initiative_bonus")
+        )
     if cmd.get("initiative") not in (None, ""):
-        c.initiative = as_int(cmd["initiative"], "Initiative", -100, 1000)
+        c.initiative = as_int(cmd["initiative"], "Initiative", *span("add_combatant", "initiative"))
     if "hp" in cmd and cmd["hp"] not in (None, ""):
         set_max_hp(c, cmd["hp"])
     if "hidden" in cmd:
@@ -224,13 +224,13 @@ def apply_fields(
         if s.per_combatant and cmd.get(s.key) not in (None, ""):
             c.mods[s.key] = check_setting(rs, s.key, cmd[s.key])
     if "grit" in cmd and cmd["grit"] not in (None, ""):
-        c.res["grit"] = as_int(cmd["grit"], "Grit", 0, 99)
+        c.res["grit"] = as_int(cmd["grit"], "Grit", *span("add_combatant", "grit"))
 
 
 def apply_identity(c: Combatant, cmd: dict[str, Any]) -> None:
     """Name, side and notes, as given."""
     if "name" in cmd:
-        name = clean_text(cmd["name"], "Name", MAX_NAME)
+        name = clean_text(cmd["name"], "Name", length("update_combatant", "name"))
         if not name:
             raise refuse("bad_option", "A combatant needs a name.")
         c.name = name
@@ -239,13 +239,13 @@ def apply_identity(c: Combatant, cmd: dict[str, Any]) -> None:
             raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
         c.side = cmd["side"]
     if "notes" in cmd:
-        c.notes = clean_text(cmd["notes"], "Notes", MAX_NOTES)
+        c.notes = clean_text(cmd["notes"], "Notes", length("add_combatant", "notes"))
 
 
 def set_max_hp(c: Combatant, value: Any) -> None:
     """A new combatant starts unhurt; editing the maximum later keeps the wounds."""
     old_max = c.max_hp
-    c.max_hp = as_int(value, "HP", 0, 100_000)
+    c.max_hp = as_int(value, "HP", *span("add_combatant", "hp"))
     if c.hp is None or old_max is None:
         c.hp = c.max_hp
     else:
@@ -253,7 +253,7 @@ def set_max_hp(c: Combatant, value: Any) -> None:
 
 
 def set_group(enc: Encounter, c: Combatant, name: Any, rng: random.Random | None = None) -> None:
-    name = clean_text(name, "Group", MAX_NAME)
+    name = clean_text(name, "Group", length("add_combatant", "group"))
     if not name:
         c.group = None
         return
@@ -338,7 +338,7 @@ def cmd_damage(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
     c = enc.get(cmd.get("actor"))
-    amount = as_int(cmd.get("amount"), "Amount", 0, 100_000)
+    amount = as_int(cmd.get("amount"), "Amount", *span(cmd["type"], "amount"))
     if c.hp is None:
         raise refuse("no_hp", f"{c.name} has no HP to change: set its HP first.")
     if cmd["type"] == "damage":
@@ -376,7 +376,7 @@ def cmd_set_initiative(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
     c = enc.get(cmd.get("actor"))
-    value = as_int(cmd.get("initiative"), "Initiative", -100, 1000)
+    value = as_int(cmd.get("initiative"), "Initiative", *span("set_initiative", "initiative"))
     if c.group and c.group in enc.groups:
         enc.groups[c.group].initiative = value
     else:
@@ -812,7 +812,7 @@ def cmd_set_cost(
 ) -> None:
     key = str(cmd.get("action"))
     a = rs.action(enc, key)
-    cost = as_int(cmd.get("cost"), "Cost", 0, 20)
+    cost = as_int(cmd.get("cost"), "Cost", *span("set_cost", "cost"))
     if cmd.get("actor"):
         c = enc.get(cmd["actor"])
         c.mods.setdefault("costs", {})[key] = cost
@@ -865,7 +865,7 @@ def cmd_set_setting(
 def cmd_add_custom_action(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
-    name = clean_text(cmd.get("name"), "Action name", MAX_NAME)
+    name = clean_text(cmd.get("name"), "Action name", length("add_custom_action", "name"))
     if not name:
         raise refuse("bad_option", "A custom action needs a name.")
     key = "custom_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
@@ -873,13 +873,15 @@ def cmd_add_custom_action(
         raise refuse("duplicate", f"There is already an action called {name}.")
     spec = {
         "name": name,
-        "cost": as_int(cmd.get("cost", 0), "Cost", 0, 20),
-        "bonus": as_int(cmd.get("bonus", 0), "Bonus Actions", 0, 4),
+        "cost": as_int(cmd.get("cost", 0), "Cost", *span("add_custom_action", "cost")),
+        "bonus": as_int(cmd.get("bonus", 0), "Bonus Actions", *span("add_custom_action", "bonus")),
         "attack": as_bool(cmd.get("attack")),
         "spell": as_bool(cmd.get("spell")),
         "reaction": as_bool(cmd.get("reaction")),
         "interrupt": as_bool(cmd.get("interrupt")),
-        "summary": clean_text(cmd.get("summary"), "Summary", MAX_TEXT),
+        "summary": clean_text(
+            cmd.get("summary"), "Summary", length("add_custom_action", "summary")
+        ),
     }
     enc.custom_actions[key] = spec
     ev.add(
@@ -904,7 +906,7 @@ def cmd_roll(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
     """A free roll of any dice expression; the GM may roll in secret."""
-    expr = clean_text(cmd.get("dice"), "Dice", 100)
+    expr = clean_text(cmd.get("dice"), "Dice", length("roll", "dice"))
     r = dice.roll(expr, rng)
     secret = as_bool(cmd.get("secret")) and cmd.get("by") == "gm"
     if as_bool(cmd.get("secret")) and cmd.get("by") != "gm":
@@ -916,7 +918,7 @@ def cmd_roll(
             "under that combatant's name.",
         )
     who = enc.get(cmd["actor"]).name if cmd.get("actor") else "The GM"
-    label = clean_text(cmd.get("label"), "Label", MAX_NAME)
+    label = clean_text(cmd.get("label"), "Label", length("roll", "label"))
     ev.add(
         "roll",
         f"{who} rolls {label + ': ' if label else ''}{r.describe()}",
@@ -955,10 +957,10 @@ def cmd_set_condition(
 ) -> None:
     """Set or clear a lasting condition (Prone, Bleeding 3, ...) on a combatant by hand."""
     c = enc.get(cmd.get("actor"))
-    name = clean_text(cmd.get("name"), "Condition", 40)
+    name = clean_text(cmd.get("name"), "Condition", length("set_condition", "name"))
     if not name:
         raise refuse("bad_option", "A condition needs a name.")
-    stacks = as_int(cmd.get("stacks", 1), "Stacks", 0, 99)
+    stacks = as_int(cmd.get("stacks", 1), "Stacks", *span("set_condition", "stacks"))
     c.effects = [e for e in c.effects if e.name.lower() != name.lower()]
     if stacks:
         text = name if stacks == 1 else f"{name} {stacks}"

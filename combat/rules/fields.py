@@ -1,8 +1,9 @@
 """The fields each command reads, as data: the source of the API's published description.
 
-The engine's handlers read these fields (engine.py); this table says, for each command in
-COMMANDS (and `undo`, which the server handles), which fields it takes, of what kind and
-within which bounds, using the engine's own limits. The OpenAPI description of the JSON
+This table says, for each command in COMMANDS (and `undo`, which the server handles),
+which fields it takes, of what kind and within which bounds; the engine's handlers
+(engine.py) check each number and text against the bounds given here (`span`, `length`),
+so the description and the checks are one. The OpenAPI description of the JSON
 API (combat/contract.py) is built from it, from each ruleset's action options and from
 its per-combatant settings, so a command added to COMMANDS without a line here fails
 tests/web/test_api_contract.py.
@@ -16,7 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .engine import MAX_NAME, MAX_NOTES, MAX_TEXT
+# Lengths of names, notes and free text, wherever they appear.
+MAX_NAME = 80
+MAX_NOTES = 2000
+MAX_TEXT = 500
 
 
 @dataclass(frozen=True)
@@ -164,3 +168,25 @@ FIELDS: dict[str, tuple[Field, ...]] = {
         _bool("secret", "GM only: a roll only the GM sees"),
     ),
 }
+
+
+def field(command: str, name: str) -> Field:
+    """The field `name` of `command` in the table (a KeyError is a bug: the table is fixed)."""
+    for f in FIELDS[command]:
+        if f.name == name:
+            return f
+    raise KeyError(f"{command} has no field {name}")
+
+
+def span(command: str, name: str) -> tuple[int, int]:
+    """The smallest and largest whole number the field takes."""
+    f = field(command, name)
+    assert f.kind == "int", (command, name)
+    return f.min, f.max
+
+
+def length(command: str, name: str) -> int:
+    """The most characters the text field takes."""
+    f = field(command, name)
+    assert f.kind == "text", (command, name)
+    return f.max_length

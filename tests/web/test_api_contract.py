@@ -212,7 +212,7 @@ def _bounded_fields() -> list[tuple[str, object]]:
     ("command", "field"), _bounded_fields(), ids=lambda v: getattr(v, "name", v)
 )
 def test_the_published_bounds_are_the_ones_the_engine_enforces(command, field):
-    # The description's bounds come from combat.rules.fields; the handlers check their own.
+    # The description's bounds and the handlers' checks both come from combat.rules.fields.
     # Just inside a bound is not refused for it, just outside is, with the bound in words.
     if field.kind == "int":
         for outside in (field.max + 1, field.min - 1):
