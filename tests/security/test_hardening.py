@@ -250,6 +250,17 @@ def test_pages_behind_a_secret_link_are_never_cached(table: Table):
 # --- the proxy's body limit (item 13) -------------------------------------------------------
 
 
+def test_the_proxys_socket_timeouts_outlast_the_heartbeat_and_the_apps_own(settings: Any):
+    deploy = (ROOT / "docs" / "deploy.md").read_text()
+    for name in ("proxy_read_timeout", "proxy_send_timeout"):
+        found = re.findall(rf"{name}\s+(\d+)s;", deploy)
+        assert len(found) == 1, (name, found)
+        seconds = int(found[0])
+        # Several heartbeats fit in it, and the app's silence limit ends a socket first.
+        assert seconds >= 3 * settings.HEARTBEAT_SECONDS, (name, seconds)
+        assert seconds > settings.PRESENCE_TIMEOUT_SECONDS, (name, seconds)
+
+
 def test_the_proxys_body_limit_is_the_largest_request_the_app_takes(settings: Any):
     deploy = (ROOT / "docs" / "deploy.md").read_text()
     limits = re.findall(r"client_max_body_size\s+(\d+)([kmKM]?);", deploy)
