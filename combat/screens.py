@@ -472,6 +472,9 @@ def _trim_events() -> None:
 FLOW_KINDS = frozenset(
     {"turn", "round", "end_turn", "combat_start", "combat_end", "initiative", "seize_window"}
 )
+# The GM setting the table up (adding, editing, removing combatants) is not news to the
+# players whose combatants it names: the page itself shows the result.
+SETUP_KINDS = frozenset({"combatant_added", "combatant_changed", "combatant_removed"})
 
 
 def seat_notice(
@@ -491,7 +494,8 @@ def seat_notice(
             touched = [
                 ev
                 for ev in shown
-                if ev.get("kind") not in FLOW_KINDS and controls & set(ev.get("involved") or ())
+                if ev.get("kind") not in FLOW_KINDS | SETUP_KINDS
+                and controls & set(ev.get("involved") or ())
             ]
             lines = shown if own else touched
             if lines:

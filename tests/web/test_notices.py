@@ -68,3 +68,15 @@ def test_a_hidden_combatants_deed_gives_no_notice(table: TableFixture):
     assert out.ok, out.refusal
     html = table.p2.get(table.player2_url).content.decode()
     assert notice(html) == "" and HIDDEN not in html
+
+
+def test_setting_the_table_up_is_no_notice(table: TableFixture):
+    # Before combat the players' pages carry no notice for the GM adding or editing their
+    # combatants: a fresh page is not greeted with "Ana joins the encounter".
+    assert notice(table.p1.get(table.player1_url).content.decode()) == ""
+    r = table.gm_post(type="update_combatant", actor=table.ana, hp="30")
+    assert r.status_code == 200
+    assert notice(table.p1.get(table.player1_url).content.decode()) == ""
+    # What the GM does to her in play still is.
+    table.gm_post(type="damage", actor=table.ana, amount="3")
+    assert "Ana takes 3 damage" in notice(table.p1.get(table.player1_url).content.decode())
