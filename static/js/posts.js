@@ -10,6 +10,8 @@
  *    marked aria-busy, and the same button sends nothing more; the form's other buttons
  *    and every other form stay free. A push that redraws the button meanwhile does not
  *    make it clickable again.
+ *    A repeated tap on the same spot within that time is dropped even when a push has
+ *    put another button there meanwhile, so a triple tap never presses the next button.
  * 3. Failure. A post that gets no answer (the network failed) or a server error is
  *    reported in the flash region in words, with a "Send again" button that sends the
  *    very same request again: the same fields, the same key, so it can never act twice.
@@ -113,6 +115,40 @@
     ctx.busyEntry = entry;
     buttons.forEach(markBusy);
   });
+
+  // A tap that lands where the last one did, within a double tap's time, is the same
+  // tap again even when a push has meanwhile put another button there (Start combat
+  // answered, and "Advance turn" now sits under the finger): it is dropped, so a triple
+  // tap can never press the next button. Only real pointer clicks count (detail > 0);
+  // keyboard presses and the GM's shortcuts (element.click(), detail 0) are never dropped.
+  var NEAR_PX = 30;
+  var lastTap = null; // {x, y, at}
+  document.addEventListener(
+    "click",
+    function (evt) {
+      if (!evt.isTrusted || evt.detail === 0 || !evt.target.closest) {
+        return;
+      }
+      var b = evt.target.closest(BUTTONS);
+      var form = b && (b.form || b.closest("form"));
+      if (!form || !(form.getAttribute("hx-post") || /post/i.test(form.method || ""))) {
+        return;
+      }
+      var now = Date.now();
+      if (
+        lastTap &&
+        now - lastTap.at < HOLD_MS &&
+        Math.abs(evt.clientX - lastTap.x) < NEAR_PX &&
+        Math.abs(evt.clientY - lastTap.y) < NEAR_PX
+      ) {
+        evt.preventDefault();
+        evt.stopImmediatePropagation();
+        return;
+      }
+      lastTap = { x: evt.clientX, y: evt.clientY, at: now };
+    },
+    true
+  );
 
   // A push can redraw a form while its post is on the way: keep it busy until the answer.
   function keepBusy() {
