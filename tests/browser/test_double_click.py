@@ -39,9 +39,19 @@ def value(p: Person, cid: str, key: str) -> int:
 def triple_tap(p: Person, locator) -> None:
     """Three taps on the same spot as fast as the touchscreen sends them (no waiting for
     the button to be ready again, as Playwright's own tap would)."""
+    # As a person would: the button in the middle of the screen, not half under the
+    # sticky "Your turn" strip, and steady (Playwright's trial tap waits until it is
+    # visible, stable, enabled and the one that would get the tap).
+    locator.evaluate("b => b.scrollIntoView({block: 'center'})")
+    locator.tap(trial=True)
     box = locator.bounding_box()
     assert box, "the button is not on screen"
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    under = p.page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y)?.closest('button')?.dataset.testid",
+        [x, y],
+    )
+    assert under == locator.get_attribute("data-testid"), f"the finger would tap {under}"
     for _ in range(3):
         p.page.touchscreen.tap(x, y)
 
@@ -101,7 +111,6 @@ def test_rapid_triple_tap_on_a_phone_counts_once(ruleset, make_table, sit_down, 
 
     before = value(p1, t.ana, pool)
     button = action_form(p1, t.ana, action).get_by_test_id(f"action-button-{t.ana}-{action}")
-    button.scroll_into_view_if_needed()
     triple_tap(p1, button)
     expect(p1.resource(t.ana, pool)).to_have_attribute("data-value", str(before - 1))
     settle([p1, gm])
@@ -109,7 +118,6 @@ def test_rapid_triple_tap_on_a_phone_counts_once(ruleset, make_table, sit_down, 
     assert t.state()["combatants"][t.ana]["res"][pool] == before - 1
 
     end = p1.page.locator(f"#panel-{t.ana}").get_by_test_id(f"end-turn-{t.ana}")
-    end.scroll_into_view_if_needed()
     triple_tap(p1, end)
     expect(p1.order_row(t.bram)).to_have_attribute("aria-current", "step")
     settle([p1, gm])
