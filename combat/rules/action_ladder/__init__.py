@@ -1,0 +1,40 @@
+"""The Action Ladder ruleset (action-ladder.md, with RULINGS.md "Action Ladder").
+
+The package is organised by rule: ``ladder`` holds the ladder arithmetic and the pace
+table, ``catalogue`` the printed actions as data, and ``ruleset`` the engine class.
+"""
+
+from .catalogue import ACTIONS, ATTACK_NEEDS
+from .ladder import (
+    DEFENCE_REACTIONS,
+    EFFORT_STEP,
+    MOVEMENT,
+    PACE_TABLE,
+    PACES,
+    STEP_COST,
+    STEP_LABEL,
+    STEPS,
+    bonus_label,
+    cost_text,
+    effort_label,
+    left_label,
+)
+from .ruleset import ActionLadder
+
+__all__ = [
+    "ACTIONS",
+    "ATTACK_NEEDS",
+    "DEFENCE_REACTIONS",
+    "EFFORT_STEP",
+    "MOVEMENT",
+    "PACES",
+    "PACE_TABLE",
+    "STEPS",
+    "STEP_COST",
+    "STEP_LABEL",
+    "ActionLadder",
+    "bonus_label",
+    "cost_text",
+    "effort_label",
+    "left_label",
+]

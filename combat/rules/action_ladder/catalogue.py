@@ -1,0 +1,513 @@
+"""The Action Ladder's catalogue as data: every printed action with its cost, timing,
+options and the stats it needs (action-ladder.md, RULINGS "Action Ladder")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import TARGET, TARGET_REQUIRED
+from ..catalogue import ANY_TIME, REACTION, ActionDef, Option
+from .ladder import PACES, STEPS
+
+# --- options --------------------------------------------------------------------------
+
+PACE = Option("pace", "Pace (Slow or Quicken)", kind="choice", choices=PACES, default="standard")
+LEAVE = Option("leave", "Leave melee reach", kind="bool", default=True)
+DIFFICULT = Option("difficult", "Difficult terrain", kind="bool", default=False)
+FOLD_JUMP = Option(
+    "jump",
+    "Jump while moving",
+    kind="choice",
+    choices=("none", "standing", "running"),
+    default="none",
+)
+RUN_UP = Option("run_up", "Running start (m)", min=0, max=100, default=0)
+RANGED = Option("ranged", "Ranged", kind="bool", default=False)
+WHAT = Option("text", "What happens", kind="text")
+WEIGHT = Option("weight", "Item weight", min=0, max=1000, default=0)
+DISTANCE = Option("distance", "Distance (m)", min=0, max=1000, default=0)
+
+
+def _act(key: str, name: str, cost: int, category: str, summary: str, **kw: Any) -> ActionDef:
+    """An ActionDef with the Pace option that every action taken with `act` carries."""
+    options = tuple(kw.pop("options", ()))
+    if kw.get("timing") != REACTION:
+        options = (*options, PACE)
+    return ActionDef(key, name, cost, category, summary, options=options, **kw)
+
+
+ATTACK_NEEDS = ("attack", "damage", "FCS")
+
+ACTIONS = (
+    # Basic movement
+    _act(
+        "step",
+        "Step",
+        0,
+        "movement",
+        "Move up to 2 m (1 m in difficult terrain).",
+        effect="move",
+        bonus=1,
+        options=(LEAVE, DIFFICULT, Option("get_out", "Get up or out of the water", kind="bool")),
+        extra={"movement": True},
+    ),
+    _act(
+        "walk",
+        "Walk",
+        1,
+        "movement",
+        "Move up to a third of your Speed; a jump can be folded in.",
+        effect="move",
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        extra={"movement": True},
+    ),
+    _act(
+        "run",
+        "Run",
+        2,
+        "movement",
+        "Move your full Speed plus your Athletics level; a jump can be folded in.",
+        effect="move",
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        extra={"movement": True},
+    ),
+    _act(
+        "sprint",
+        "Sprint",
+        2,
+        "movement",
+        "Move your full Speed plus Athletics level plus an AGI roll with its bonus.",
+        effect="move",
+        bonus=1,
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        extra={"movement": True, "needs": ("AGI",)},
+    ),
+    _act(
+        "climb",
+        "Climb",
+        2,
+        "movement",
+        "Climb up or down as many metres as your AGI die has sides; held items are "
+        "stowed for free.",
+        effect="move",
+        options=(
+            LEAVE,
+            Option("direction", "Direction", kind="choice", choices=("up", "down"), default="up"),
+        ),
+        extra={"movement": True, "needs": ("AGI",)},
+    ),
+    _act(
+        "crawl",
+        "Crawl",
+        2,
+        "movement",
+        "Prone only: crawl half your AGI die size in metres. Once crawling, keep to Crawl "
+        "until you Stand Up.",
+        effect="move",
+        options=(LEAVE,),
+        extra={"movement": True, "needs": ("AGI",)},
+    ),
+    _act(
+        "swim",
+        "Swim",
+        2,
+        "movement",
+        "Swim or dive a third of your Speed. Once swimming, keep to Swim until a Step "
+        "takes you out.",
+        effect="move",
+        options=(LEAVE,),
+        extra={"movement": True},
+    ),
+    _act(
+        "jump",
+        "Jump",
+        1,
+        "movement",
+        "A standing or running jump on its own (fold it into a Walk, Run or Sprint to "
+        "spend metres instead).",
+        effect="jump",
+        options=(
+            LEAVE,
+            Option(
+                "kind", "Jump", kind="choice", choices=("standing", "running"), default="standing"
+            ),
+            RUN_UP,
+            Option("ledge", "Grab an overhead ledge", kind="bool"),
+        ),
+        extra={"movement": True, "needs": ("AGI",)},
+    ),
+    _act(
+        "stand_up",
+        "Stand Up",
+        2,
+        "movement",
+        "Get up from prone (not while someone occupies your space).",
+        effect="stand_up",
+        options=(Option("occupied", "Someone occupies my space", kind="bool"),),
+    ),
+    _act(
+        "fall_prone",
+        "Fall Prone",
+        1,
+        "movement",
+        "Drop prone (not in water waist-deep or deeper: you swim instead).",
+        effect="fall_prone",
+        options=(Option("deep_water", "In waist-deep water or deeper", kind="bool"),),
+    ),
+    # Basic combat actions
+    _act(
+        "aim", "Aim", 0, "combat", "+2 to hit with your next Ranged Attack.", effect="aim", bonus=1
+    ),
+    _act(
+        "attack",
+        "Attack",
+        1,
+        "combat",
+        "A basic melee or ranged attack, repeatable: the 2nd in a turn adds half your "
+        "FCS bonus, later ones none.",
+        effect="attack",
+        attack=True,
+        options=(TARGET, RANGED),
+        extra={"needs": ATTACK_NEEDS},
+    ),
+    _act(
+        "brace",
+        "Brace",
+        2,
+        "combat",
+        "Until your next turn your RES counts double on every defence roll.",
+        effect="brace",
+        extra={"needs": ("RES",)},
+    ),
+    _act(
+        "consume",
+        "Consume",
+        0,
+        "free",
+        "Drink a potion or remedy, or eat a bite: free the first time each turn, then a "
+        "Bonus Action.",
+        effect="free",
+        free_kind="consume",
+        options=(WHAT,),
+    ),
+    _act(
+        "disarm",
+        "Disarm",
+        2,
+        "combat",
+        "Contested melee attack; if you win, the enemy's weapon falls to the ground.",
+        effect="disarm",
+        attack=True,
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ("attack", "FCS"), "target_needs": ("attack",)},
+    ),
+    _act(
+        "draw_stow",
+        "Draw / Stow Weapon",
+        0,
+        "free",
+        "Draw or stow a weapon or shield: free the first time each turn, then a Bonus Action.",
+        effect="free",
+        free_kind="draw_stow",
+        options=(
+            Option(
+                "which", "Draw or stow", kind="choice", choices=("draw", "stow"), default="draw"
+            ),
+            WHAT,
+        ),
+    ),
+    _act(
+        "drop",
+        "Drop",
+        0,
+        "free",
+        "Let go of a held item: free the first time each turn, then a Bonus Action.",
+        effect="free",
+        free_kind="drop",
+        options=(WHAT,),
+    ),
+    _act(
+        "pick_up",
+        "Pick Up",
+        1,
+        "combat",
+        "Pick an item up off the ground.",
+        effect="pick_up",
+        options=(WHAT,),
+    ),
+    _act(
+        "evade",
+        "Evade",
+        1,
+        "combat",
+        "Your AGI bonus counts double on your first AGI Save or Dodge before your next turn.",
+        effect="evade",
+        extra={"needs": ("AGI",)},
+    ),
+    _act(
+        "feint",
+        "Feint",
+        1,
+        "combat",
+        "Deception against the target's FCS (Focus) save; win and your next melee attack "
+        "roll gets +5.",
+        effect="feint",
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ("deception",), "target_needs": ("FCS",)},
+    ),
+    _act(
+        "aid",
+        "Aid",
+        3,
+        "combat",
+        "Help an ally in reach: lift Incapacitated, put out 2 Burning stacks, or stem "
+        "Bleeding by a First Aid roll − 10.",
+        effect="aid",
+        options=(
+            TARGET_REQUIRED,
+            Option(
+                "condition",
+                "Condition",
+                kind="choice",
+                choices=("incapacitated", "burning", "bleeding"),
+                required=True,
+            ),
+        ),
+    ),
+    _act(
+        "administer",
+        "Administer",
+        2,
+        "combat",
+        "First Aid (heal your First Aid level) or help a willing creature drink a potion "
+        "you carry.",
+        effect="administer",
+        options=(
+            TARGET_REQUIRED,
+            Option(
+                "mode", "What", kind="choice", choices=("first_aid", "potion"), default="first_aid"
+            ),
+            WHAT,
+        ),
+    ),
+    _act(
+        "grapple",
+        "Grapple",
+        3,
+        "combat",
+        "Begin a grapple (a STR contest) for 1½ Action or 2 Bonus Actions; sustain it at "
+        "the start of each of your turns with 2 Bonus Actions.",
+        effect="grapple",
+        options=(TARGET, Option("with_bonus", "Pay 2 Bonus Actions instead", kind="bool")),
+        extra={"needs": ("STR",), "target_needs": ("STR",), "alt": (0, 2)},
+    ),
+    _act(
+        "break_free",
+        "Break Free",
+        4,
+        "combat",
+        "While grappled, once per turn: a Full Action to roll the grappling test.",
+        effect="break_free",
+        limit="once_per_turn",
+        extra={"needs": ("STR",)},
+    ),
+    _act(
+        "guard",
+        "Guard",
+        1,
+        "combat",
+        "Once per round: a free Parry or Block against one attack before your next turn.",
+        effect="guard",
+        limit="once_per_round",
+    ),
+    _act(
+        "hide",
+        "Hide",
+        2,
+        "combat",
+        "Stealth against the target's Perception; win and you are Unseen by them.",
+        effect="hide",
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ("stealth",), "target_needs": ("perception",)},
+    ),
+    _act(
+        "shove",
+        "Shove",
+        0,
+        "combat",
+        "STR contest; the loser is pushed back half your STR dice (min 1 m) and must "
+        "make a STR save against your roll or fall prone.",
+        effect="shove",
+        bonus=1,
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ("STR",), "target_needs": ("STR",)},
+    ),
+    _act(
+        "skip",
+        "Skip / Prepare",
+        0,
+        "combat",
+        "Your first action only: describe what you wait for and end the turn. When it "
+        "happens you act right after that turn, and keep that place in later rounds.",
+        effect="skip",
+        limit="first_action",
+        options=(Option("text", "Prepared for", kind="text", required=True),),
+        extra={"label": "Skip Turn"},
+    ),
+    _act(
+        "throw",
+        "Throw",
+        1,
+        "combat",
+        "Ranged attack with a hurled item; range is STR bonus − weight (+X for Thrown(X)). "
+        "The target may Dodge, or Catch it after the hit.",
+        effect="throw",
+        attack=True,
+        options=(
+            TARGET,
+            WEIGHT,
+            Option("thrown", "Thrown (X)", min=0, max=100, default=0),
+            DISTANCE,
+        ),
+        extra={"needs": ("STR", *ATTACK_NEEDS)},
+    ),
+    _act(
+        "toss",
+        "Toss",
+        0,
+        "combat",
+        "Toss a held item of up to half your STR bonus in weight, up to your STR bonus in "
+        "metres; the one it is tossed to may Catch it.",
+        effect="toss",
+        bonus=1,
+        options=(
+            TARGET,
+            WEIGHT,
+            DISTANCE,
+            Option("wd", "Weapon damage (WD), if a weapon", min=0, max=100, default=0),
+            WHAT,
+        ),
+        extra={"needs": ("STR",)},
+    ),
+    _act(
+        "trip",
+        "Trip",
+        2,
+        "combat",
+        "Melee attack (double FCS with a Trip weapon); on a hit, damage and an AGI save "
+        "against the hit roll or fall prone.",
+        effect="trip",
+        attack=True,
+        options=(TARGET, Option("trip_weapon", "With a Trip weapon", kind="bool")),
+        extra={"needs": ATTACK_NEEDS, "target_needs": ("AGI",)},
+    ),
+    _act(
+        "ability",
+        "Ability or Spell",
+        2,
+        "magic",
+        "Use an Ability or Spell in place of a basic action: choose how long it takes "
+        "(a Quick Spell is ½, a Complex Spell 1½, a Very Complex one Full).",
+        effect="plain",
+        options=(
+            Option("length", "How long", kind="choice", choices=STEPS, default="one"),
+            TARGET,
+            WHAT,
+        ),
+    ),
+    _act(
+        "extended",
+        "Extended Action",
+        0,
+        "other",
+        "A very long task (donning armour): as many whole turns as the GM sets when it is "
+        "declared.",
+        effect="plain",
+        options=(
+            Option("turns", "Whole turns (set by the GM)", min=1, max=20, required=True),
+            WHAT,
+        ),
+        extra={"label": "Extended Action"},
+    ),
+    # Reactions: Bonus Actions, off-turn allowed
+    _act(
+        "dodge",
+        "Dodge",
+        0,
+        "reaction",
+        "When attacked: add an AGI roll and bonus to your defence (not while prone).",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+        extra={"needs": ("AGI",)},
+    ),
+    _act(
+        "parry",
+        "Parry",
+        0,
+        "reaction",
+        "When attacked: add a STR or AGI roll and bonus plus the weapon's Parry Rating.",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+    ),
+    _act(
+        "block",
+        "Block",
+        0,
+        "reaction",
+        "When attacked, with a shield: add a RES roll and bonus plus the Block Rating.",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+        extra={"needs": ("RES",)},
+    ),
+    _act(
+        "opportunity_attack",
+        "Attack of Opportunity",
+        0,
+        "reaction",
+        "When an enemy leaves your reach with a Movement Action: a basic Attack.",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+        attack=True,
+        extra={"needs": ATTACK_NEEDS},
+    ),
+    _act(
+        "disengage",
+        "Disengage",
+        0,
+        "reaction",
+        "Retreat without provoking: the Movement Action taken directly after it does not "
+        "provoke Attacks of Opportunity.",
+        effect="disengage",
+        bonus=1,
+        reaction=True,
+    ),
+    _act(
+        "catch",
+        "Catch",
+        0,
+        "reaction",
+        "Catch a thrown or tossed item about to hit you (a free hand needed).",
+        bonus=1,
+        timing=REACTION,
+        reaction=True,
+    ),
+    _act(
+        "interrupt",
+        "Interrupt",
+        0,
+        "reaction",
+        "Melee attack on an adjacent enemy; they may only Dodge. On a hit their action "
+        "under way is lost and you deal damage.",
+        effect="interrupt",
+        bonus=2,
+        timing=ANY_TIME,
+        reaction=True,
+        attack=True,
+        options=(TARGET_REQUIRED,),
+        extra={"needs": ATTACK_NEEDS},
+    ),
+)
