@@ -987,6 +987,17 @@ def test_disarm_contested_melee_attack():
     assert "Disarmed" not in effects(t, b)
 
 
+def test_disarm_asks_for_the_defenders_fcs():
+    """RULINGS ladder 8: Disarm is a contested melee attack, so the defender rolls its attack
+    with its FCS bonus; a defender without FCS is asked for it, not taken as 0."""
+    stats = fighter()
+    del stats["FCS"]
+    t, a, b = duel(b_stats=stats)
+    msg = refused(t.act(a, "disarm", target=b), "missing_stat")
+    assert "Bo has no FCS stat" in msg
+    assert res(t, a)["effort"] == 2 and "Disarmed" not in effects(t, b)
+
+
 def test_evade_doubles_agi_on_first_dodge():
     """'Evade: Double your AGI Bonus for the first AGI Save or Dodge until your next turn.'"""
     t, a, b = duel(b_stats=fighter(AGI={"dice": "1d1", "bonus": 4}))

@@ -199,7 +199,7 @@ ACTIONS = (
         effect="disarm",
         attack=True,
         options=(TARGET_REQUIRED,),
-        extra={"needs": ("attack", "FCS"), "target_needs": ("attack",)},
+        extra={"needs": ("attack", "FCS"), "target_needs": ("attack", "FCS")},
     ),
     _act(
         "draw_stow",

@@ -1750,7 +1750,7 @@ class ActionLadder(Ruleset):
         t = enc.get(opts["target"])
         spec = self.make_attack(c, a, t.id, ranged=False, after="disarm")
         engage(enc, c, t)
-        theirs_fcs = bonus_of(t, "FCS", "resisting Disarm") if stat_key(t, "FCS") else 0
+        theirs_fcs = bonus_of(t, "FCS", "resisting Disarm")
         won, mine, theirs = self.contest(
             c, "attack", spec["to_hit"], t, "attack", theirs_fcs, rng, "Disarm"
         )
