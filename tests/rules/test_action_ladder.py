@@ -791,6 +791,30 @@ def test_climb_agi_die_size():
     assert moved(out) == 8 and "stowed" in texts(out)
 
 
+def test_climb_stow_uses_the_turns_free_draw_stow():
+    """action-ladder.md, Climbing: beginning a Climb stows held items as a Free Action, and
+    RULINGS ladder 4 makes that the turn's one free Draw/Stow: the next costs a Bonus Action."""
+    t, a, b = duel()
+    ok(t.act(a, "climb"))
+    assert res(t, a)["bonus"] == 2
+    ok(t.act(a, "draw_stow", which="draw"))
+    assert res(t, a)["bonus"] == 1
+
+
+def test_climb_after_a_draw_pays_for_its_stow():
+    """RULINGS ladder 4: a weapon drawn for free this turn is stowed by a Climb as a second
+    Draw/Stow, for a Bonus Action; with nothing held the Climb stows nothing."""
+    t, a, b = duel()
+    ok(t.act(a, "draw_stow", which="draw"))
+    out = ok(t.act(a, "climb"))
+    assert res(t, a)["bonus"] == 1 and "Bonus Action" in texts(out)
+    end(t)
+    end(t)
+    ok(t.act(a, "draw_stow", which="draw"))
+    ok(t.act(a, "climb", hands_empty=True))
+    assert res(t, a)["bonus"] == 2
+
+
 def test_crawl_needs_prone_and_is_half_die():
     """'Crawl ... AGI die size / 2. You must be prone to crawl.'"""
     t, a, b = duel()

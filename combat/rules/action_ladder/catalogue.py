@@ -87,12 +87,13 @@ ACTIONS = (
         "Climb",
         2,
         "movement",
-        "Climb up or down as many metres as your AGI die has sides; held items are "
-        "stowed for free.",
+        "Climb up or down as many metres as your AGI die has sides; beginning a climb "
+        "stows what you hold, as the turn's Draw/Stow.",
         effect="move",
         options=(
             LEAVE,
             Option("direction", "Direction", kind="choice", choices=("up", "down"), default="up"),
+            Option("hands_empty", "Nothing held to stow", kind="bool", default=False),
         ),
         extra={"movement": True, "needs": ("AGI",)},
     ),

@@ -120,6 +120,11 @@ def defend_stat(c: Combatant, ranged: bool) -> str:
     return special if stat_key(c, special) else "defend"
 
 
+def climb_stows(c: Combatant, a: ActionDef, opts: dict[str, Any]) -> bool:
+    """Beginning a Climb stows what the hands hold: that is the turn's Draw/Stow."""
+    return a.key == "climb" and not has_effect(c, "Climbing") and not opts.get("hands_empty")
+
+
 def rng_of(ev: Events) -> random.Random:
     """The command's die, for hooks that have no rng parameter (turn start, decline)."""
     rng: random.Random | None = getattr(ev, "rng", None)
@@ -449,6 +454,8 @@ class ActionLadder(Ruleset):
             return (0, 1) if c.turn.get(f"free_{a.free_kind}", 0) else (0, 0)
         if a.key == "grapple" and (opts.get("with_bonus") or c.turn.get("sustain_due")):
             return tuple(a.extra["alt"])
+        if climb_stows(c, a, opts) and c.turn.get("free_draw_stow", 0):
+            return a.cost, a.bonus + 1  # the free Draw/Stow is used: this stow costs one
         if a.key == "ability":
             return STEP_COST[str(opts.get("length") or "one")]
         if a.key == "extended":
@@ -787,6 +794,8 @@ class ActionLadder(Ruleset):
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         effort, bonus = self.cost(enc, c, a, opts)
         c.res["bonus"] = c.res.get("bonus", 0) - bonus
+        if climb_stows(c, a, opts):
+            c.turn["free_draw_stow"] = c.turn.get("free_draw_stow", 0) + 1
         have = c.res.get("effort", 0)
         opts["_paid"] = [effort, bonus]
         if effort <= have:
@@ -913,7 +922,13 @@ class ActionLadder(Ruleset):
             notes.append(f"AGI roll {r.total}")
         elif key == "climb":
             dist = float(die_size(c, "AGI", "Climb"))
-            notes.append(f"{opts.get('direction') or 'up'}; held items stowed (Free Action)")
+            notes.append(str(opts.get("direction") or "up"))
+            if opts.get("hands_empty") or has_effect(c, "Climbing"):
+                pass
+            elif c.turn.get("free_draw_stow", 0) > 1:
+                notes.append("held items stowed (Bonus Action: the free Draw/Stow was used)")
+            else:
+                notes.append("held items stowed (the turn's free Draw/Stow)")
             add_effect(c, Effect("Climbing", "turn_end", c.id, {}, "climbing: no free hands"))
         elif key == "crawl":
             dist = die_size(c, "AGI", "Crawl") / 2
