@@ -1512,6 +1512,23 @@ def test_opportunity_attack_needs_a_bonus_action():
     assert t.state.pending == []
 
 
+def test_reactor_without_attack_stats_is_reported_to_the_gm():
+    """RULINGS ladder 8: the engine asks for a missing stat rather than guessing, so an
+    enemy left behind without its attack stats gets no Attack of Opportunity window and the
+    GM alone is told who and which stat."""
+    stats = fighter()
+    del stats["damage"]
+    t, a, b = duel(a_stats=stats, defence_prompts=False)
+    ok(t.player("engage", actor=a, target=b))
+    end(t)
+    out = ok(t.act(b, "step"))
+    assert t.state.pending == []
+    notice = next(e for e in out.events if e["kind"] == "gm_notice")
+    assert notice["gm_only"]
+    assert "Ana gets no Opportunity Attack on Bo" in notice["text"]
+    assert "no damage stat" in notice["text"]
+
+
 def test_disengage_then_move_does_not_provoke():
     """'Movement after a Disengage does not provoke it.'"""
     t, a, b = duel()
