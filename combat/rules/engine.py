@@ -555,7 +555,7 @@ def cmd_end_turn(
     if actor != enc.turn:
         raise refuse(
             "not_your_turn",
-            f"It is {enc.public_name(enc.turn)}'s turn, not {enc.name_of(actor)}'s.",
+            f"It is {turn_holder_name(enc, cmd)}'s turn, not {enc.name_of(actor)}'s.",
         )
     waiting = [w for w in enc.pending if w.trigger == enc.turn]
     if waiting:
@@ -622,7 +622,16 @@ def cmd_act(
         opts["target"] = cmd["target"]
     free = cmd["type"] == "grant"
     check_options(enc, c, a, opts)
-    rs.check(enc, c, a, opts, free=free)
+    try:
+        rs.check(enc, c, a, opts, free=free)
+    except Refused as r:
+        if r.refusal.code != "not_your_turn":
+            raise
+        # The disabled button's reason stays the same from turn to turn; the answer to a
+        # command sent out of turn also says whose turn it is.
+        raise refuse(
+            "not_your_turn", f"{r.refusal.message} {whose_turn_sentence(enc, cmd)}"
+        ) from None
     if free:
         ev.add("ruling", f"The GM grants {c.name} {a.name} at no cost.", actor=c.id, ruling=True)
     else:
@@ -631,6 +640,18 @@ def cmd_act(
     rs.resolve(enc, c, a, opts, rng, ev)
     if rs.after_action(enc, c, a, opts, ev) or turn_holder_down(enc):
         flow.finish_turn(enc, rs, ev)
+
+
+def turn_holder_name(enc: Encounter, cmd: dict[str, Any]) -> str:
+    """The current combatant's name as the asker may see it: the GM sees every name; a
+    player is told "someone else" when the current combatant is hidden."""
+    return enc.name_of(enc.turn) if cmd.get("by") == "gm" else enc.public_name(enc.turn)
+
+
+def whose_turn_sentence(enc: Encounter, cmd: dict[str, Any]) -> str:
+    if enc.turn is None:
+        return "Nobody is taking a turn right now."
+    return f"It is {turn_holder_name(enc, cmd)}'s turn."
 
 
 def options_of(cmd: dict[str, Any]) -> dict[str, Any]:

@@ -658,3 +658,26 @@ def test_after_combat_ends_actions_and_turns_say_combat_is_over(ruleset):
             command,
             out.refusal,
         )
+
+
+# --- whose turn it is (issue 14 defects 12, 10) -----------------------------------------
+
+
+def test_acting_out_of_turn_says_whose_turn_it_is_unless_hidden(ruleset):
+    """RULINGS 3 (hidden combatants stay hidden), issue 14 defect 12: a refusal for acting
+    out of turn names the combatant whose turn it is when the asker may see it, and says
+    only "someone else" when that combatant is hidden from them."""
+    t, a, b, _ = three(ruleset)
+    key = lever(t)
+    assert not t.act(b, key).ok
+    assert "It is A's turn." in refused(t, "not_your_turn")
+    ok(t.gm("hide", actor=a))
+    assert not t.act(b, key).ok
+    msg = refused(t, "not_your_turn")
+    assert "It is someone else's turn." in msg and "A's" not in msg
+    assert not t.act(b, key, by="gm").ok  # the GM sees the hidden combatant
+    assert "It is A's turn." in refused(t, "not_your_turn")
+    assert not t.gm("end_turn", actor=b).ok
+    assert "It is A's turn, not B's." in refused(t, "not_your_turn")
+    assert not t.player("end_turn", actor=b).ok
+    assert "It is someone else's turn, not B's." in refused(t, "not_your_turn")
