@@ -565,10 +565,12 @@ def cmd_end_turn(
         for w in waiting:  # as close_windows: the ruleset settles what nobody answered
             if w.reactor in enc.combatants:
                 rs.declined(enc, enc.combatants[w.reactor], w, ev)
+    start = len(ev.items)
     if cmd["type"] == "hold":
         rs.hold(enc, enc.get(actor), ev)
     else:
         ev.add("end_turn", f"{enc.name_of(actor)} ends the turn.", actor=actor)
+    mark_for_player(enc, cmd, actor, ev, start)
     flow.finish_turn(enc, rs, ev)
 
 
@@ -632,14 +634,30 @@ def cmd_act(
         raise refuse(
             "not_your_turn", f"{r.refusal.message} {whose_turn_sentence(enc, cmd)}"
         ) from None
+    start = len(ev.items)
     if free:
         ev.add("ruling", f"The GM grants {c.name} {a.name} at no cost.", actor=c.id, ruling=True)
     else:
         rs.pay(enc, c, a, opts)
     rs.record(enc, c, a, free=free)
     rs.resolve(enc, c, a, opts, rng, ev)
-    if rs.after_action(enc, c, a, opts, ev) or turn_holder_down(enc):
+    ends = rs.after_action(enc, c, a, opts, ev) or turn_holder_down(enc)
+    mark_for_player(enc, cmd, c.id, ev, start)
+    if ends:
         flow.finish_turn(enc, rs, ev)
+
+
+def mark_for_player(
+    enc: Encounter, cmd: dict[str, Any], actor: str | None, ev: Events, start: int
+) -> None:
+    """The GM acting (or ending the turn) for a player's combatant is a ruling (RULINGS 5):
+    the lines this command logged under that combatant's name are marked as one."""
+    c = enc.combatants.get(actor or "")
+    if cmd.get("by") != "gm" or c is None or not c.is_pc:
+        return
+    for e in ev.items[start:]:
+        if e["actor"] == c.id:
+            e["ruling"] = True
 
 
 def turn_holder_name(enc: Encounter, cmd: dict[str, Any]) -> str:

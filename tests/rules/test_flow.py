@@ -681,3 +681,29 @@ def test_acting_out_of_turn_says_whose_turn_it_is_unless_hidden(ruleset):
     assert "It is A's turn, not B's." in refused(t, "not_your_turn")
     assert not t.player("end_turn", actor=b).ok
     assert "It is someone else's turn, not B's." in refused(t, "not_your_turn")
+
+
+def test_the_gm_acting_or_ending_the_turn_for_a_pc_is_a_ruling(ruleset):
+    """RULINGS 5: the GM can act for any combatant, and each such act is recorded in the
+    log as a GM ruling (issue 14 defect 10). The GM playing its own NPCs is not one."""
+    t = Table(ruleset)
+    ana = add(t, "Ana", side="pc", initiative=20)
+    ogre = add(t, "Ogre", initiative=10)
+    ok(t.gm("start_combat"))
+    key = lever(t, cost=0)
+    out = ok(t.act(ana, key, by="gm"))
+    mine = [e for e in out.events if e["actor"] == ana]
+    assert mine and all(e["ruling"] for e in mine)
+    out = ok(t.gm("end_turn"))
+    (ended,) = [e for e in out.events if e["kind"] == "end_turn"]
+    assert ended["ruling"] and ended["actor"] == ana
+    assert not [e for e in out.events if e["kind"] == "turn"][0]["ruling"]  # Ogre's turn
+    out = ok(t.act(ogre, key, by="gm"))
+    assert not any(e["ruling"] for e in out.events)
+    out = ok(t.gm("end_turn"))
+    assert not [e for e in out.events if e["kind"] == "end_turn"][0]["ruling"]
+    out = ok(t.act(ana, key))
+    assert not any(e["ruling"] for e in out.events)  # the player's own act
+    out = ok(t.player("end_turn", actor=ana))
+    assert not [e for e in out.events if e["kind"] == "end_turn"][0]["ruling"]
+
