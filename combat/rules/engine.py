@@ -262,6 +262,7 @@ def set_group(enc: Encounter, c: Combatant, name: Any, rng: random.Random | None
             c.group = g.id
             return
     g = Group(id=enc.new_id("g", rng), name=name, initiative_bonus=c.initiative_bonus)
+    g.seq = enc.counter
     enc.groups[g.id] = g
     c.group = g.id
 
@@ -428,7 +429,7 @@ def cmd_reorder(
     ]
     a, b = block.index(c.id), block.index(other.id)
     block[a], block[b] = block[b], block[a]
-    for n, x in enumerate(block):
+    for n, x in enumerate(block, start=1):
         enc.combatants[x].tie = n
     if enc.phase == SETUP:
         enc.order = flow.initiative_order(enc)

@@ -707,3 +707,35 @@ def test_the_gm_acting_or_ending_the_turn_for_a_pc_is_a_ruling(ruleset):
     out = ok(t.player("end_turn", actor=ana))
     assert not [e for e in out.events if e["kind"] == "end_turn"][0]["ruling"]
 
+
+def test_tied_groups_and_combatants_keep_the_order_they_were_added(ruleset):
+    """RULINGS 1: tied combatants of the same side, with the same bonus, keep the order
+    they were added; a group counts from when it was made (issue 14 defect 7: groups
+    used to sort by their ids as text, so "g10" came before "g2")."""
+    t = Table(ruleset, seed=4)
+    added = []
+    for n in range(7):
+        added.append(add(t, f"Member {n}", group=f"Band {n}"))
+        ok(t.gm("set_initiative", actor=added[-1], initiative=9))  # the group's
+        added.append(add(t, f"Loner {n}", initiative=9))
+    ok(t.gm("start_combat"))
+    assert t.state.order == added
+    from combat.rules.view import redacted
+
+    # The order of making counts hidden ones too: players are not shown it.
+    assert all("seq" not in g for g in redacted(t.state, "player")["groups"].values())
+
+
+def test_a_later_arrival_joins_after_a_hand_ordered_tie(ruleset):
+    """RULINGS 1: once tied combatants are ordered by hand, that order holds; one added
+    later with the same initiative comes after them, not inside (issue 14 defect 7)."""
+    t = Table(ruleset)
+    orc = add(t, "Orc", initiative=7)
+    imp = add(t, "Imp", initiative=7)
+    ok(t.gm("reorder", actor=imp, direction="up"))
+    assert t.state.order == [imp, orc]
+    bat = add(t, "Bat", initiative=7, initiative_bonus=5)
+    ok(t.gm("start_combat"))
+    assert t.state.order == [imp, orc, bat]
+    late = add(t, "Late", initiative=7)
+    assert t.state.order == [imp, orc, bat, late]
