@@ -262,6 +262,7 @@ def set_group(enc: Encounter, c: Combatant, name: Any, rng: random.Random | None
             c.group = g.id
             return
     g = Group(id=enc.new_id("g", rng), name=name, initiative_bonus=c.initiative_bonus)
+    g.seq = enc.counter
     enc.groups[g.id] = g
     c.group = g.id
 
@@ -428,7 +429,7 @@ def cmd_reorder(
     ]
     a, b = block.index(c.id), block.index(other.id)
     block[a], block[b] = block[b], block[a]
-    for n, x in enumerate(block):
+    for n, x in enumerate(block, start=1):
         enc.combatants[x].tie = n
     if enc.phase == SETUP:
         enc.order = flow.initiative_order(enc)
@@ -555,7 +556,7 @@ def cmd_end_turn(
     if actor != enc.turn:
         raise refuse(
             "not_your_turn",
-            f"It is {enc.public_name(enc.turn)}'s turn, not {enc.name_of(actor)}'s.",
+            f"It is {turn_holder_name(enc, cmd)}'s turn, not {enc.name_of(actor)}'s.",
         )
     waiting = [w for w in enc.pending if w.trigger == enc.turn]
     if waiting:
@@ -565,10 +566,12 @@ def cmd_end_turn(
         for w in waiting:  # as close_windows: the ruleset settles what nobody answered
             if w.reactor in enc.combatants:
                 rs.declined(enc, enc.combatants[w.reactor], w, ev)
+    start = len(ev.items)
     if cmd["type"] == "hold":
         rs.hold(enc, enc.get(actor), ev)
     else:
         ev.add("end_turn", f"{enc.name_of(actor)} ends the turn.", actor=actor)
+    mark_for_player(enc, cmd, actor, ev, start)
     flow.finish_turn(enc, rs, ev)
 
 
@@ -622,15 +625,52 @@ def cmd_act(
         opts["target"] = cmd["target"]
     free = cmd["type"] == "grant"
     check_options(enc, c, a, opts)
-    rs.check(enc, c, a, opts, free=free)
+    try:
+        rs.check(enc, c, a, opts, free=free)
+    except Refused as r:
+        if r.refusal.code != "not_your_turn":
+            raise
+        # The disabled button's reason stays the same from turn to turn; the answer to a
+        # command sent out of turn also says whose turn it is.
+        raise refuse(
+            "not_your_turn", f"{r.refusal.message} {whose_turn_sentence(enc, cmd)}"
+        ) from None
+    start = len(ev.items)
     if free:
         ev.add("ruling", f"The GM grants {c.name} {a.name} at no cost.", actor=c.id, ruling=True)
     else:
         rs.pay(enc, c, a, opts)
     rs.record(enc, c, a, free=free)
     rs.resolve(enc, c, a, opts, rng, ev)
-    if rs.after_action(enc, c, a, opts, ev) or turn_holder_down(enc):
+    ends = rs.after_action(enc, c, a, opts, ev) or turn_holder_down(enc)
+    mark_for_player(enc, cmd, c.id, ev, start)
+    if ends:
         flow.finish_turn(enc, rs, ev)
+
+
+def mark_for_player(
+    enc: Encounter, cmd: dict[str, Any], actor: str | None, ev: Events, start: int
+) -> None:
+    """The GM acting (or ending the turn) for a player's combatant is a ruling (RULINGS 5):
+    the lines this command logged under that combatant's name are marked as one."""
+    c = enc.combatants.get(actor or "")
+    if cmd.get("by") != "gm" or c is None or not c.is_pc:
+        return
+    for e in ev.items[start:]:
+        if e["actor"] == c.id:
+            e["ruling"] = True
+
+
+def turn_holder_name(enc: Encounter, cmd: dict[str, Any]) -> str:
+    """The current combatant's name as the asker may see it: the GM sees every name; a
+    player is told "someone else" when the current combatant is hidden."""
+    return enc.name_of(enc.turn) if cmd.get("by") == "gm" else enc.public_name(enc.turn)
+
+
+def whose_turn_sentence(enc: Encounter, cmd: dict[str, Any]) -> str:
+    if enc.turn is None:
+        return "Nobody is taking a turn right now."
+    return f"It is {turn_holder_name(enc, cmd)}'s turn."
 
 
 def options_of(cmd: dict[str, Any]) -> dict[str, Any]:

@@ -17,18 +17,22 @@ def initiative_of(enc: Encounter, c: Combatant) -> int | None:
     return c.initiative
 
 
-def sort_key(enc: Encounter, c: Combatant) -> tuple[int, int, int, int, str, int]:
-    """Highest initiative first; ties: PCs before NPCs, then the hand-set order,
-    then the higher bonus, then the order of adding. Group members sit together."""
+UNORDERED = 1 << 30  # a combatant nobody has ordered by hand comes after those who were
+
+
+def sort_key(enc: Encounter, c: Combatant) -> tuple[int, int, int, int, int, int]:
+    """Highest initiative first; ties: PCs before NPCs, then the hand-set order (a later
+    arrival after it), then the higher bonus, then the order of adding: a group counts
+    from when it was made, and its members sit together."""
     init = initiative_of(enc, c)
     group = enc.groups.get(c.group) if c.group else None
     bonus = group.initiative_bonus if group else c.initiative_bonus
     return (
         -(init if init is not None else -999),
         0 if c.is_pc else 1,
-        c.tie,
+        c.tie or UNORDERED,
         -bonus,
-        group.id if group else "",
+        group.seq if group else c.seq,
         c.seq,
     )
 

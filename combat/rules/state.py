@@ -70,7 +70,7 @@ class Combatant:
     max_hp: int | None = None
     notes: str = ""
     seq: int = 0  # order of adding, the last tie-break
-    tie: int = 0  # hand-set order among tied combatants (lower first)
+    tie: int = 0  # hand-set order among tied combatants (1 first; 0: not set by hand)
     # Dice expressions and flat bonuses, e.g. {"attack": {"dice": "1d20", "bonus": 2}}.
     stats: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Resources: whatever the ruleset tracks (ap, ap_max, bonus, bonus_max, grit, ...).
@@ -104,6 +104,7 @@ class Group:
     name: str
     initiative_bonus: int = 0
     initiative: int | None = None
+    seq: int = 0  # order of making, a tie-break as a combatant's own
 
 
 @dataclass

@@ -95,6 +95,8 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
             # the order, HP, resources and effects, as the pages show them.
             for key in ("stats", "mods"):
                 c.pop(key, None)
+    for g in data["groups"].values():
+        g.pop("seq", None)  # the order of making counts hidden combatants too
     data["order"] = [i for i in data["order"] if i not in hidden]
     data["acted"] = [i for i in data["acted"] if i not in hidden]
     data["interject"] = [i for i in data["interject"] if i not in hidden]

@@ -658,3 +658,84 @@ def test_after_combat_ends_actions_and_turns_say_combat_is_over(ruleset):
             command,
             out.refusal,
         )
+
+
+# --- whose turn it is (issue 14 defects 12, 10) -----------------------------------------
+
+
+def test_acting_out_of_turn_says_whose_turn_it_is_unless_hidden(ruleset):
+    """RULINGS 3 (hidden combatants stay hidden), issue 14 defect 12: a refusal for acting
+    out of turn names the combatant whose turn it is when the asker may see it, and says
+    only "someone else" when that combatant is hidden from them."""
+    t, a, b, _ = three(ruleset)
+    key = lever(t)
+    assert not t.act(b, key).ok
+    assert "It is A's turn." in refused(t, "not_your_turn")
+    ok(t.gm("hide", actor=a))
+    assert not t.act(b, key).ok
+    msg = refused(t, "not_your_turn")
+    assert "It is someone else's turn." in msg and "A's" not in msg
+    assert not t.act(b, key, by="gm").ok  # the GM sees the hidden combatant
+    assert "It is A's turn." in refused(t, "not_your_turn")
+    assert not t.gm("end_turn", actor=b).ok
+    assert "It is A's turn, not B's." in refused(t, "not_your_turn")
+    assert not t.player("end_turn", actor=b).ok
+    assert "It is someone else's turn, not B's." in refused(t, "not_your_turn")
+
+
+def test_the_gm_acting_or_ending_the_turn_for_a_pc_is_a_ruling(ruleset):
+    """RULINGS 5: the GM can act for any combatant, and each such act is recorded in the
+    log as a GM ruling (issue 14 defect 10). The GM playing its own NPCs is not one."""
+    t = Table(ruleset)
+    ana = add(t, "Ana", side="pc", initiative=20)
+    ogre = add(t, "Ogre", initiative=10)
+    ok(t.gm("start_combat"))
+    key = lever(t, cost=0)
+    out = ok(t.act(ana, key, by="gm"))
+    mine = [e for e in out.events if e["actor"] == ana]
+    assert mine and all(e["ruling"] for e in mine)
+    out = ok(t.gm("end_turn"))
+    (ended,) = [e for e in out.events if e["kind"] == "end_turn"]
+    assert ended["ruling"] and ended["actor"] == ana
+    assert not [e for e in out.events if e["kind"] == "turn"][0]["ruling"]  # Ogre's turn
+    out = ok(t.act(ogre, key, by="gm"))
+    assert not any(e["ruling"] for e in out.events)
+    out = ok(t.gm("end_turn"))
+    assert not [e for e in out.events if e["kind"] == "end_turn"][0]["ruling"]
+    out = ok(t.act(ana, key))
+    assert not any(e["ruling"] for e in out.events)  # the player's own act
+    out = ok(t.player("end_turn", actor=ana))
+    assert not [e for e in out.events if e["kind"] == "end_turn"][0]["ruling"]
+
+
+def test_tied_groups_and_combatants_keep_the_order_they_were_added(ruleset):
+    """RULINGS 1: tied combatants of the same side, with the same bonus, keep the order
+    they were added; a group counts from when it was made (issue 14 defect 7: groups
+    used to sort by their ids as text, so "g10" came before "g2")."""
+    t = Table(ruleset, seed=4)
+    added = []
+    for n in range(7):
+        added.append(add(t, f"Member {n}", group=f"Band {n}"))
+        ok(t.gm("set_initiative", actor=added[-1], initiative=9))  # the group's
+        added.append(add(t, f"Loner {n}", initiative=9))
+    ok(t.gm("start_combat"))
+    assert t.state.order == added
+    from combat.rules.view import redacted
+
+    # The order of making counts hidden ones too: players are not shown it.
+    assert all("seq" not in g for g in redacted(t.state, "player")["groups"].values())
+
+
+def test_a_later_arrival_joins_after_a_hand_ordered_tie(ruleset):
+    """RULINGS 1: once tied combatants are ordered by hand, that order holds; one added
+    later with the same initiative comes after them, not inside (issue 14 defect 7)."""
+    t = Table(ruleset)
+    orc = add(t, "Orc", initiative=7)
+    imp = add(t, "Imp", initiative=7)
+    ok(t.gm("reorder", actor=imp, direction="up"))
+    assert t.state.order == [imp, orc]
+    bat = add(t, "Bat", initiative=7, initiative_bonus=5)
+    ok(t.gm("start_combat"))
+    assert t.state.order == [imp, orc, bat]
+    late = add(t, "Late", initiative=7)
+    assert t.state.order == [imp, orc, bat, late]

@@ -80,7 +80,9 @@ def test_refusal_without_htmx_redirects_back_with_the_message(fight: TableFixtur
     assert r.status_code == 302 and r["Location"] == fight.player2_url
     page = fight.p2.get(fight.player2_url).content.decode()
     flash = page[page.index('class="flash error') :]
-    assert flash[: flash.index("</")].endswith("Bram can take Basic Attack only on its own turn.")
+    said = flash[: flash.index("</")]
+    assert "Bram can take Basic Attack only on its own turn." in said
+    assert said.endswith("turn.")
 
 
 def test_garbage_command_is_a_refusal_not_an_error_page(fight: TableFixture):
