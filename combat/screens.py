@@ -516,11 +516,75 @@ def can_undo(enc: Encounter, entries: list[Entry]) -> bool:
     return enc.log.filter(kind=LogEntry.COMMAND, undone=False).exists()
 
 
+def stat_bonus(c: Any, name: str) -> int | None:
+    """A stat's flat bonus, in any letter case; None when the combatant lacks the stat."""
+    for key in (name, name.lower(), name.upper()):
+        s = c.stats.get(key)
+        if s and s.get("dice"):
+            return int(s.get("bonus") or 0)
+    return None
+
+
+def signed(n: int) -> str:
+    return f"+{n}" if n >= 0 else f"−{-n}"
+
+
+def defence_offers(state: State, w: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Action Ladder's answers to a held attack, one button each: Dodge, Parry (with
+    STR or with AGI) and Block, only those the attack and the defender allow (the window's
+    choices), each with the bonus it rolls and what it costs. One that needs a stat the
+    defender lacks is shown disabled, saying which."""
+    c = state.combatants.get(w["reactor"])
+    if c is None:
+        return []
+    rs = get_ruleset(state.ruleset)
+    names = {e.name.lower() for e in c.effects}
+    pays = "uses Guard" if "guard" in names else "1 Bonus Action"
+    out: list[dict[str, Any]] = []
+
+    def offer(key: str, reaction: str, label: str, stat: str, extra: int, note: str) -> None:
+        bonus = stat_bonus(c, stat)
+        total = "" if bonus is None else f" {signed(bonus + extra)}"
+        parts = [f"{stat} {signed(bonus)}" if bonus is not None else f"needs {stat}"]
+        if note:
+            parts.append(note)
+        out.append(
+            {
+                "key": key,
+                "reaction": reaction,
+                "with": stat if reaction == "parry" else "",
+                "label": f"{label}{total}",
+                "detail": ", ".join(parts),
+                "cost": "1 Bonus Action" if reaction == "dodge" else pays,
+                "allowed": bonus is not None,
+                "reason": "" if bonus is not None else f"Needs {stat}",
+            }
+        )
+
+    for kind in w.get("detail", {}).get("choices", []):
+        if kind == "dodge":
+            evade = stat_bonus(c, "AGI") if "evade" in names else None
+            note = f"Evade {signed(evade)}" if evade else ""
+            offer("dodge", "dodge", "Dodge", "AGI", evade or 0, note)
+        elif kind == "parry":
+            rating = int(rs.setting(state, "parry_rating", c) or 0)
+            note = f"Parry Rating {signed(rating)}" if rating else ""
+            have = [s for s in ("STR", "AGI") if stat_bonus(c, s) is not None] or ["AGI"]
+            for stat in have:
+                offer(f"parry-{stat.lower()}", "parry", f"Parry with {stat}", stat, rating, note)
+        elif kind == "block":
+            rating = int(rs.setting(state, "block_rating", c) or 0)
+            note = f"Block Rating {signed(rating)}" if rating else ""
+            offer("block", "block", "Block", "RES", rating, note)
+    return out
+
+
 def pending_windows(
     state: State, data: dict[str, Any], controls: set[str], audience: str
 ) -> list[dict[str, Any]]:
     out = []
     for w in data["pending"]:
+        mine = audience == GM or w["reactor"] in controls
         out.append(
             {
                 "id": w["id"],
@@ -529,7 +593,8 @@ def pending_windows(
                 "reactor": w["reactor"],
                 "reactor_name": state.name_of(w["reactor"]),
                 "trigger_name": state.name_of(w["trigger"]),
-                "mine": audience == GM or w["reactor"] in controls,
+                "mine": mine,
+                "offers": defence_offers(state, w) if mine and w["kind"] == "defend" else [],
             }
         )
     return out

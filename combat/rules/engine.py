@@ -327,12 +327,7 @@ def cmd_defeat(
     else:
         if not c.defeated:
             raise refuse("no_change", f"{c.name} is not defeated.")
-        c.defeated = False
-        if c.hp == 0 and c.max_hp:
-            c.hp = 1
-        if flow.place_passed(enc, c.id) and c.id not in enc.acted:
-            enc.acted.append(c.id)  # its place has gone by: back in the order next round
-        ev.add("revived", f"{c.name} is back in the fight.", actor=c.id, ruling=True)
+        flow.revive(enc, c, ev, f"{c.name} is back in the fight.", ruling=True)
 
 
 def cmd_damage(
@@ -348,9 +343,9 @@ def cmd_damage(
         if c.defeated and enc.turn == c.id:
             flow.finish_turn(enc, rs, ev)
     else:
-        top = c.max_hp if c.max_hp is not None else c.hp + amount
-        c.hp = min(top, c.hp + amount)
+        flow.heal(enc, c, amount)
         ev.add("heal", f"{c.name} regains {amount} HP ({c.hp}).", actor=c.id, ruling=True)
+        flow.stand_if_healed(enc, c, ev, ruling=True)
 
 
 # --- initiative and flow --------------------------------------------------------------

@@ -127,6 +127,34 @@ def place_passed(enc: Encounter, cid: str) -> bool:
     return enc.order.index(cid) < enc.order.index(enc.turn)
 
 
+def revive(enc: Encounter, c: Combatant, ev: Events, text: str, *, ruling: bool = False) -> None:
+    """A defeated combatant stands again. If its place in this round (or pass) is still
+    to come it acts there; if the running turn has gone past it, it waits for the next."""
+    c.defeated = False
+    if c.hp == 0 and c.max_hp:
+        c.hp = 1
+    if place_passed(enc, c.id) and c.id not in enc.acted:
+        enc.acted.append(c.id)
+    ev.add("revived", text, actor=c.id, ruling=ruling)
+
+
+def stand_if_healed(enc: Encounter, c: Combatant, ev: Events, *, ruling: bool = False) -> None:
+    """Healing a defeated combatant above 0 HP brings it back in every ruleset."""
+    if c.defeated and c.hp is not None and c.hp > 0:
+        revive(enc, c, ev, f"{c.name} is back on their feet.", ruling=ruling)
+
+
+def heal(enc: Encounter, c: Combatant, amount: int) -> int | None:
+    """Give back `amount` HP, never above the maximum; the HP before (None if untracked).
+
+    Call `stand_if_healed` after logging the healing."""
+    before = c.hp
+    if c.hp is not None:
+        top = c.max_hp if c.max_hp is not None else c.hp + amount
+        c.hp = min(top, c.hp + amount)
+    return before
+
+
 def next_up(enc: Encounter, rs: Ruleset) -> str | None:
     while enc.interject:
         cid = enc.interject[0]

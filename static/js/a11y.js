@@ -62,7 +62,7 @@
     document.querySelectorAll("#reactions [data-testid^='window-']").forEach(function (w) {
       windows[w.getAttribute("data-testid")] = {
         text: text(w.querySelector("p")),
-        mine: !!w.querySelector("[data-testid^='accept-']"),
+        mine: !!w.querySelector("[data-testid^='decline-']"),
       };
     });
     return {

@@ -36,7 +36,7 @@ from .conftest import HIDDEN, HP, People, Person, Table, act, end_turn
 class Defence:
     """The Action Ladder holds an attack for the defender: who answers, and how."""
 
-    dodge: bool  # accept (Dodge, 1 Bonus Action) or decline (plain defence)
+    dodge: bool  # Dodge (1 Bonus Action) or no reaction (plain defence)
 
 
 @dataclass
@@ -358,18 +358,22 @@ class Play:
         expect(window, f"{answerer.name}: the prompt for {target}").to_have_count(1)
         wid = (window.get_attribute("data-testid") or "").removeprefix("window-")
         for p in (self.people.gm, self.people.p1, self.people.p2):
-            buttons = p.page.locator(f"#reactions [data-testid='accept-{wid}']")
+            buttons = p.page.locator(f"#reactions [data-testid='defend-{wid}-dodge']")
             mine = p is answerer or p.role == "gm"
             if hidden and p.role != "gm":
                 expect(p.page.locator(f"#reactions [data-reactor='{tid}']"), p.name).to_have_count(
                     0
                 )
-            expect(buttons, f"{p.name}: Accept for {target}").to_have_count(1 if mine else 0)
+            expect(buttons, f"{p.name}: Dodge for {target}").to_have_count(1 if mine else 0)
+            if mine:
+                expect(buttons).to_have_text("Dodge +0")
+                parry = p.page.locator(f"#reactions [data-testid='defend-{wid}-parry-str']")
+                expect(parry, f"{p.name}: Parry for {target}").to_have_text("Parry with STR +0")
             if p.role == "player":
                 alert = p.page.get_by_test_id(f"reaction-alert-{wid}")
                 expect(alert, f"{p.name}: reaction alert").to_have_count(1 if mine else 0)
-        choice = "accept" if action.defence.dodge else "decline"
-        answerer.page.get_by_test_id(f"{choice}-{wid}").click()
+        choice = f"defend-{wid}-dodge" if action.defence.dodge else f"decline-{wid}"
+        answerer.page.get_by_test_id(choice).click()
         self.clicked()
         if action.defence.dodge:
             self.bonus[target] -= 1

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from .. import dice
+from .. import dice, flow
 from ..base import Ruleset, add_effect, apply_damage, engage, need_stat
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
@@ -1187,10 +1187,7 @@ class ActionLadder(Ruleset):
         t = enc.get(opts["target"])
         if (opts.get("mode") or "first_aid") == "first_aid":
             level = level_of(c, "first_aid")
-            before = t.hp
-            if t.hp is not None:
-                top = t.max_hp if t.max_hp is not None else t.hp + level
-                t.hp = min(top, t.hp + level)
+            before = flow.heal(enc, t, level)
             healed = "" if before is None else f" ({before} → {t.hp} HP)"
             ev.add(
                 "heal",
@@ -1199,6 +1196,7 @@ class ActionLadder(Ruleset):
                 actor=c.id,
                 involved=(t.id,),
             )
+            flow.stand_if_healed(enc, t, ev)
         else:
             what = opts.get("text") or "a potion"
             ev.add(

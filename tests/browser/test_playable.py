@@ -1,0 +1,95 @@
+"""Rules played from the pages, watched by everyone at the table (issue 14).
+
+Each test drives only the buttons and fields a person would use, and checks what
+every page shows afterwards.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .conftest import HP, act
+
+
+def log_line(person, text: str):
+    return person.log.locator(".text").filter(has_text=re.compile(rf"^{re.escape(text)}$"))
+
+
+def test_healing_a_defeated_goblin_brings_it_back(make_table, sit_down):
+    """docs/rules.md, HP: the GM heals a defeated Goblin above 0 HP from the console; every
+    page logs it back on its feet and its turn comes round again."""
+    t = make_table("action_points")
+    people = sit_down(t)
+    gm = people.gm
+    gm.page.get_by_test_id("start-combat").click()
+    expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    card = gm.page.locator(f"#combatants [data-combatant='{t.goblin}']")
+    card.get_by_label("Amount").fill(str(HP))
+    card.get_by_test_id(f"damage-{t.goblin}").click()
+    expect(card.locator(".tag.warn")).to_have_text("defeated")
+    card.get_by_label("Amount").fill("5")
+    card.get_by_test_id(f"heal-{t.goblin}").click()
+    for p in people.everyone:
+        expect(log_line(p, "Goblin is back on their feet."), p.name).to_have_count(1)
+        expect(p.hp(t.goblin), p.name).to_have_text(f"HP 5 of {HP}")
+    expect(card.locator(".tag.warn")).to_have_count(0)
+    # Its place (after Ana and Bram) is still to come this round: it takes its turn there.
+    gm.page.get_by_test_id("advance-turn").click()
+    expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    gm.page.get_by_test_id("advance-turn").click()
+    for p in people.everyone:
+        expect(p.order_row(t.goblin), p.name).to_have_attribute("aria-current", "step")
+        p.assert_no_errors()
+
+
+def test_ladder_defender_chooses_dodge_parry_or_block(make_table, sit_down):
+    """action-ladder.md, Dodge, Parry and Block: the Goblin attacks Ana; her player and the
+    GM are offered Dodge, Parry with STR or AGI and (with a shield) Block, each with its
+    bonus; player 2 and the spectator see no buttons. Ana's player Blocks."""
+    from combat import services
+    from combat.access import gm_viewer
+
+    t = make_table("action_ladder")
+    for key, value in (("shield", True), ("block_rating", 3)):
+        out = services.run_command(
+            t.enc.pk,
+            gm_viewer(t.enc),
+            {"type": "set_modifier", "actor": t.ana, "key": key, "value": value},
+        )
+        assert out.ok, out.refusal
+    people = sit_down(t)
+    gm, p1 = people.gm, people.p1
+    gm.page.get_by_test_id("start-combat").click()
+    expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    gm.page.get_by_test_id("advance-turn").click()
+    expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    gm.page.get_by_test_id("advance-turn").click()
+    expect(gm.order_row(t.goblin)).to_have_attribute("aria-current", "step")
+    act(gm, t.goblin, "attack", target=t.ana)
+    window = p1.page.locator(f"#reactions [data-reactor='{t.ana}']")
+    expect(window).to_have_count(1)
+    wid = (window.get_attribute("data-testid") or "").removeprefix("window-")
+    for p in (gm, p1):
+        offers = p.page.get_by_test_id(f"offers-{wid}")
+        expect(offers.locator("button"), p.name).to_have_text(
+            [
+                "Dodge +0",
+                "Parry with STR +0",
+                "Parry with AGI +0",
+                "Block +3",
+                "No reaction: plain defence",
+            ]
+        )
+        expect(offers, p.name).to_contain_text("(RES +0, Block Rating +3; 1 Bonus Action)")
+    for p in (people.p2, people.spectator):
+        expect(p.page.locator(f"[data-testid^='defend-{wid}-']"), p.name).to_have_count(0)
+    p1.page.get_by_test_id(f"defend-{wid}-block").click()
+    for p in people.everyone:
+        line = p.log.locator(".text").filter(has_text=re.compile(r"Block \(rating 3\) \d+"))
+        expect(line, p.name).to_have_count(1)
+    for p in (gm, p1):
+        expect(p.page.locator("#reactions [data-testid^='window-']"), p.name).to_have_count(0)
+    for p in people.everyone:
+        p.assert_no_errors()
