@@ -105,6 +105,10 @@ class Ruleset:
     def on_turn_end(self, enc: Encounter, c: Combatant, ev: Events) -> None:
         pass
 
+    def arrange(self, enc: Encounter, order: list[str]) -> list[str]:
+        """The round's order after the ruleset's own moves (the flow's order by default)."""
+        return order
+
     def eligible(self, enc: Encounter, c: Combatant) -> bool:
         """May this combatant take a turn in the current round (or pass)?"""
         return not c.defeated

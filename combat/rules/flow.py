@@ -8,6 +8,7 @@ from . import dice
 from .base import Ruleset
 from .events import Events
 from .refusal import refuse
+from .registry import get_ruleset
 from .state import COMBAT, SEIZE, Combatant, Encounter
 
 
@@ -69,7 +70,8 @@ def round_order(enc: Encounter) -> list[str]:
     seized_order = enc.settings.get("_seize_order") or []
     seizers.sort(key=lambda cid: seized_order.index(cid) if cid in seized_order else 999)
     seizers.sort(key=lambda cid: 0 if enc.combatants[cid].is_pc else 1)
-    return seizers + [cid for cid in base if cid not in seizers]
+    order = seizers + [cid for cid in base if cid not in seizers]
+    return get_ruleset(enc.ruleset).arrange(enc, order)
 
 
 def expire_effects(enc: Encounter, when: str, of: str | None, ev: Events) -> None:

@@ -121,6 +121,9 @@ class Encounter:
     acted: list[str] = field(default_factory=list)
     # Combatants who will take a turn right after the current one (a sprung Skip/Prepare).
     interject: list[str] = field(default_factory=list)
+    # Places taken in the order for later rounds: combatant → the one it now follows
+    # (Action Ladder: a sprung Skip/Prepare, RULINGS ladder 7).
+    order_after: dict[str, str] = field(default_factory=dict)
     combatants: dict[str, Combatant] = field(default_factory=dict)
     groups: dict[str, Group] = field(default_factory=dict)
     pending: list[Window] = field(default_factory=list)
@@ -183,6 +186,11 @@ class Encounter:
             combatants[cid] = Combatant(**{**cd, "effects": effects})
         groups = {gid: Group(**gd) for gid, gd in d.pop("groups", {}).items()}
         pending = [Window(**w) for w in d.pop("pending", [])]
+        settings = d.get("settings") or {}
+        if "_order_after" in settings:
+            # States saved when these places were kept among the GM's settings.
+            d["settings"] = {k: v for k, v in settings.items() if k != "_order_after"}
+            d["order_after"] = {**(settings["_order_after"] or {}), **d.get("order_after", {})}
         return cls(**d, combatants=combatants, groups=groups, pending=pending)
 
     def copy(self) -> Encounter:

@@ -100,6 +100,9 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     data["order"] = [i for i in data["order"] if i not in hidden]
     data["acted"] = [i for i in data["acted"] if i not in hidden]
     data["interject"] = [i for i in data["interject"] if i not in hidden]
+    data["order_after"] = {
+        k: v for k, v in data["order_after"].items() if k not in hidden and v not in hidden
+    }
     data["pending"] = [
         w for w in data["pending"] if w["reactor"] not in hidden and w["trigger"] not in hidden
     ]

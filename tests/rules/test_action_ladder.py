@@ -1325,6 +1325,71 @@ def test_sprung_prepare_acts_after_trigger_turn_and_keeps_place():
     assert t.state.turn == b
 
 
+def spring_ana_after_bo(t: Table, a: str, b: str) -> None:
+    """Ana (first) skips; Bo's turn sets off her trigger; Bo ends: Ana's sprung turn."""
+    ok(t.act(a, "skip", text="Bo moves"))
+    assert t.state.turn == b
+    ok(t.player("trigger", actor=a))
+    end(t)
+    assert t.state.turn == a
+
+
+def test_latecomer_keeps_a_sprung_prepare_in_its_new_place():
+    """RULINGS ladder 7: a sprung Skip/Prepare 'takes that place in the order for later
+    rounds'; a combatant added, or a tie reordered, mid-round leaves that place alone."""
+    t, a, b, c = trio()
+    spring_ana_after_bo(t, a, b)
+    end(t)
+    end(t)
+    assert t.state.round == 2 and t.state.order == [b, a, c]
+    d = t.gm("add_combatant", name="Dee", initiative=5, hp=10, stats=fighter())
+    assert t.state.order == [b, a, c, d]
+    e = t.gm("add_combatant", name="Eve", initiative=5, hp=10, stats=fighter())
+    ok(t.gm("reorder", actor=e, direction="up"))
+    assert t.state.order == [b, a, c, e, d]
+    end(t)
+    assert t.state.turn == a
+
+
+def test_combatant_added_during_a_sprung_turn_waits_if_its_place_has_gone():
+    """RULINGS ladder 7 with the latecomer rule: Ana acts right after Bo's turn, so Dee
+    (initiative between them) joining during Ana's sprung turn has missed her place this
+    round and waits for the next, as any latecomer does."""
+    t, a, b, c = trio()
+    spring_ana_after_bo(t, a, b)
+    d = t.gm("add_combatant", name="Dee", initiative=17, hp=10, stats=fighter())
+    assert t.state.order == [d, b, a, c]
+    end(t)
+    assert t.state.turn == c
+    end(t)
+    assert t.state.round == 2 and t.state.turn == d
+
+
+def test_sprung_places_are_kept_out_of_the_gm_settings():
+    """RULINGS ladder 7: the place a sprung Skip/Prepare took is encounter state, not one of
+    the GM's settings; a state saved with it among the settings is read into its place."""
+    t, a, b, c = trio()
+    spring_ana_after_bo(t, a, b)
+    assert t.state.order_after == {a: b}
+    assert not any(k.startswith("_") for k in t.state.settings)
+    old = t.state.to_dict()
+    old["settings"]["_order_after"] = old.pop("order_after")
+    again = Encounter.from_dict(old)
+    assert again.order_after == {a: b} and "_order_after" not in again.settings
+
+
+def test_hidden_sprung_places_stay_hidden():
+    """The players' view leaves out a place that involves a hidden combatant."""
+    from combat.rules.view import PLAYER, redacted
+
+    t, a, b, c = trio()
+    spring_ana_after_bo(t, a, b)
+    ok(t.gm("hide", actor=b))
+    assert redacted(t.state, PLAYER)["order_after"] == {}
+    ok(t.gm("reveal", actor=b))
+    assert redacted(t.state, PLAYER)["order_after"] == {a: b}
+
+
 def test_sprung_turn_does_not_refill_bonus_actions():
     """RULINGS ladder 3: Bonus Actions refill at the start of the combatant's own turn; the
     sprung turn is the rest of the skipped one."""

@@ -125,6 +125,11 @@ def climb_stows(c: Combatant, a: ActionDef, opts: dict[str, Any]) -> bool:
     return a.key == "climb" and not has_effect(c, "Climbing") and not opts.get("hands_empty")
 
 
+def order_places(enc: Encounter) -> dict[str, str]:
+    """The places sprung Skip/Prepare combatants took: combatant → the one it follows."""
+    return enc.order_after
+
+
 def rng_of(ev: Events) -> random.Random:
     """The command's die, for hooks that have no rng parameter (turn start, decline)."""
     rng: random.Random | None = getattr(ev, "rng", None)
@@ -513,13 +518,19 @@ class ActionLadder(Ruleset):
         return f" ({cost_text(*paid)})"
 
     # --- flow ------------------------------------------------------------------------------
-    def on_round_start(self, enc: Encounter, ev: Events) -> None:
-        super().on_round_start(enc, ev)
-        # A sprung Skip/Prepare keeps its new place in the order (RULINGS ladder 7).
-        for cid, after in (enc.settings.get("_order_after") or {}).items():
-            if cid in enc.order and after in enc.order and cid != after:
-                enc.order.remove(cid)
-                enc.order.insert(enc.order.index(after) + 1, cid)
+    def arrange(self, enc: Encounter, order: list[str]) -> list[str]:
+        """A sprung Skip/Prepare keeps the place it took, right after its trigger's turn,
+        whenever the order is built: a new round, a latecomer, a reorder (RULINGS ladder 7).
+        Several sprung by one trigger follow it in the order they acted."""
+        order = list(order)
+        last: dict[str, str] = {}
+        for cid, after in order_places(enc).items():
+            if cid in order and after in order and cid != after:
+                order.remove(cid)
+                anchor = last.get(after, after)
+                order.insert(order.index(anchor if anchor in order else after) + 1, cid)
+                last[after] = cid
+        return order
 
     def on_turn_start(self, enc: Encounter, c: Combatant, ev: Events) -> None:
         if c.prepared and c.prepared.get("sprung"):
@@ -668,9 +679,10 @@ class ActionLadder(Ruleset):
         trigger = enc.combatants[enc.turn]
         c.prepared["sprung"] = True
         enc.interject.append(c.id)
-        after = enc.settings.setdefault("_order_after", {})
-        after.pop(c.id, None)
-        after[c.id] = trigger.id
+        places = order_places(enc)
+        places.pop(c.id, None)
+        places[c.id] = trigger.id
+        enc.order = self.arrange(enc, enc.order)
         ev.add(
             "prepared",
             f"{c.name}'s trigger happens ({c.prepared['text']}): {c.name} "
