@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import dice, flow
+from . import dice, flow, turn_start
 from .base import (
     COMBAT_OVER,
     Ruleset,
@@ -593,11 +593,19 @@ def cmd_take_turn(
         )
     if c.id in enc.acted or not rs.eligible(enc, c):
         raise refuse("already_acted", f"{c.name} has already had its turn.")
-    if cur.turn.get("actions"):
+    if cur.turn.get("actions") or turn_start.began(enc, cur):
         who = enc.public_name(cur.id)
         raise refuse("turn_begun", f"{who[:1].upper()}{who[1:]} has already begun its turn.")
+    # The slot opened on the current member; its turn starts when it really comes.
+    turn_start.put_back(enc, cur)
     i, j = enc.order.index(cur.id), enc.order.index(c.id)
     enc.order[i], enc.order[j] = enc.order[j], enc.order[i]
+    ev.add(
+        "take_turn",
+        f"{c.name} goes before {cur.name}, whose turn starts when it comes.",
+        actor=c.id,
+        involved=(cur.id,),
+    )
     flow.begin_turn(enc, rs, c, ev)
 
 
@@ -608,6 +616,7 @@ def cmd_end_combat(
         raise refuse("ended", "This combat has already ended.")
     enc.phase = ENDED
     enc.turn = None
+    enc.turn_start_undo = None
     enc.pending = []
     ev.add("combat_end", "Combat ends.", ruling=True)
 

@@ -1845,3 +1845,29 @@ def test_property_state_survives_json_round_trip(data, prompts, seed):
         b, eb = step(b, cmd, rb)
         assert ea == eb
     assert a.to_dict() == b.to_dict()
+
+
+def test_a_group_member_going_first_leaves_the_others_turn_start_for_its_turn():
+    """RULINGS 2 (Group Initiative: members go in any order) and ladder 2 (a carried action
+    is paid from the next turn): when another member takes the group's turn, the first
+    member's turn start is put back and runs once, when its turn really comes (issue 14
+    defect 1: it used to pay the carried effort, then refill and pay again)."""
+    t = Table("action_ladder", seed=2)
+    g1 = t.gm("add_combatant", name="Gob 1", group="Gobs", hp=10)
+    g2 = t.gm("add_combatant", name="Gob 2", group="Gobs", hp=10)
+    ok(t.gm("set_initiative", actor=g1, initiative=9))
+    ok(t.gm("start_combat"))
+    ok(t.act(g1, "extended", by="gm", turns=3, text="dig"))
+    end(t)
+    end(t)
+    assert t.state.turn == g1 and t.c(g1).carry["remaining"] == 2  # round 2 has paid 2
+    ok(t.gm("take_turn", actor=g2))
+    assert t.state.turn == g2
+    assert t.c(g1).carry["remaining"] == 4 and res(t, g1)["effort"] == 0
+    end(t)
+    assert t.state.turn == g1
+    assert t.c(g1).carry["remaining"] == 2 and res(t, g1)["effort"] == 0
+    out = ok(t.gm("end_turn"))  # round 3 opens on Gob 1: the last turn is paid, it resolves
+    assert t.state.turn == g1 and t.c(g1).carry is None and "dig" in texts(out)
+    assert not t.gm("take_turn", actor=g2).ok  # what it carried has been done
+    refused(t.last, "turn_begun")
