@@ -233,6 +233,9 @@ class Ruleset:
         """Hook after an action resolves; True ends the actor's turn at once."""
         return False
 
+    def check_custom_action(self, spec: dict[str, Any]) -> None:
+        """Refuse a GM-made action this ruleset could not charge as asked (RULINGS 6)."""
+
     def modifiers(self) -> dict[str, Setting]:
         """Per-combatant homebrew modifiers the GM can set (besides per-combatant settings)."""
         return {}
@@ -465,7 +468,8 @@ def custom_action(key: str, spec: dict[str, Any], rs: Ruleset) -> ActionDef:
     attack = bool(spec.get("attack"))
     spell = bool(spec.get("spell"))
     reaction = bool(spec.get("reaction"))
-    timing = ANY_TIME if spec.get("interrupt") else OWN_TURN
+    # A reaction answers something that happens, on anyone's turn (RULINGS 6).
+    timing = ANY_TIME if spec.get("interrupt") or reaction else OWN_TURN
     return ActionDef(
         key=key,
         name=str(spec.get("name", key)),

@@ -932,6 +932,7 @@ def cmd_add_custom_action(
             cmd.get("summary"), "Summary", length("add_custom_action", "summary")
         ),
     }
+    rs.check_custom_action(spec)
     enc.custom_actions[key] = spec
     ev.add(
         "ruling",

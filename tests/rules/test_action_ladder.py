@@ -1871,3 +1871,19 @@ def test_a_group_member_going_first_leaves_the_others_turn_start_for_its_turn():
     assert t.state.turn == g1 and t.c(g1).carry is None and "dig" in texts(out)
     assert not t.gm("take_turn", actor=g2).ok  # what it carried has been done
     refused(t.last, "turn_begun")
+
+
+def test_a_custom_reaction_is_taken_off_turn_with_bonus_actions():
+    """RULINGS 6 (custom actions with a reaction flag) and action-ladder.md, Reactions
+    (paid with Bonus Actions, taken outside one's own turn): a GM-made reaction is usable
+    off-turn and spends its Bonus Actions (issue 14 defect 6)."""
+    t, a, b = duel()
+    out = ok(t.gm("add_custom_action", name="Intercept", reaction=True, bonus=1))
+    key = out.events[-1]["data"]["key"]
+    before = res(t, b)["bonus"]
+    ok(t.act(b, key))
+    assert res(t, b)["bonus"] == before - 1
+    msg = refused(
+        t.gm("add_custom_action", name="Slow Parry", reaction=True, cost=2), "reaction_cost"
+    )
+    assert "Bonus Actions" in msg
