@@ -414,13 +414,10 @@ class ActionLadder(Ruleset):
             )
         return out
 
-    def check_custom_action(self, spec: dict[str, Any]) -> None:
-        if spec.get("reaction") and spec.get("cost"):
-            raise refuse(
-                "reaction_cost",
-                "In the Action Ladder a reaction is paid with Bonus Actions (action-ladder.md, "
-                "Reactions): give it a cost in Bonus Actions, not in Actions.",
-            )
+    reaction_not_in_currency = (
+        "In the Action Ladder a reaction is paid with Bonus Actions (action-ladder.md, "
+        "Reactions): give it a cost in Bonus Actions, not in Actions."
+    )
 
     def modifiers(self) -> dict[str, Setting]:
         mods = {s.key: s for s in self.settings if s.per_combatant}
