@@ -634,6 +634,9 @@ def cmd_act(
         opts["target"] = cmd["target"]
     free = cmd["type"] == "grant"
     check_options(enc, c, a, opts)
+    for o in a.options:
+        if o.gm_only and opts.get(o.name) is not None and cmd.get("by") != "gm":
+            raise refuse("gm_sets", f"{o.label}: only the GM sets this for {a.name} ({o.gm_only}).")
     try:
         rs.check(enc, c, a, opts, free=free)
     except Refused as r:

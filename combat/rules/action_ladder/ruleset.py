@@ -308,6 +308,15 @@ class ActionLadder(Ruleset):
             help="RULINGS ladder 1: a turn holds two ½ Actions' worth of effort.",
         ),
         Setting(
+            "extended_turns",
+            "Extended Action: whole turns",
+            2,
+            min=1,
+            max=20,
+            help="RULINGS ladder 2: what an Extended Action takes unless the GM declares "
+            "another number with it.",
+        ),
+        Setting(
             "bonus_actions",
             "Bonus Actions",
             2,
@@ -457,7 +466,8 @@ class ActionLadder(Ruleset):
         if a.key == "ability":
             return STEP_COST[str(opts.get("length") or "one")]
         if a.key == "extended":
-            return int(opts.get("turns") or 1) * int(self.setting(enc, "turn_effort", c)), 0
+            turns = opts.get("turns") or self.setting(enc, "extended_turns", c)
+            return int(turns) * int(self.setting(enc, "turn_effort", c)), 0
         return a.cost, a.bonus
 
     def cost(
