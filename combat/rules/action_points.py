@@ -227,6 +227,11 @@ class ActionPoints(Ruleset):
         base = super().cost_label(a)
         return f"{a.cost} AP + extra" if a.extra.get("empowered") else base
 
+    reaction_not_in_currency = (
+        "In Action Points a reaction costs the combatant's Reaction, not AP "
+        "(RULINGS Action Points 6: the Reaction itself is free): leave its cost at 0."
+    )
+
     def modifiers(self) -> dict[str, Setting]:
         return {s.key: s for s in self.settings if s.per_combatant}
 

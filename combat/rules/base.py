@@ -237,6 +237,14 @@ class Ruleset:
         """Hook after an action resolves; True ends the actor's turn at once."""
         return False
 
+    # Why a reaction cannot cost the ruleset's currency (empty: it can), for the refusal.
+    reaction_not_in_currency = ""
+
+    def check_custom_action(self, spec: dict[str, Any]) -> None:
+        """Refuse a GM-made action this ruleset could not charge as asked (RULINGS 6)."""
+        if self.reaction_not_in_currency and spec.get("reaction") and spec.get("cost"):
+            raise refuse("reaction_cost", self.reaction_not_in_currency)
+
     def modifiers(self) -> dict[str, Setting]:
         """Per-combatant homebrew modifiers the GM can set (besides per-combatant settings)."""
         return {}
@@ -469,7 +477,8 @@ def custom_action(key: str, spec: dict[str, Any], rs: Ruleset) -> ActionDef:
     attack = bool(spec.get("attack"))
     spell = bool(spec.get("spell"))
     reaction = bool(spec.get("reaction"))
-    timing = ANY_TIME if spec.get("interrupt") else OWN_TURN
+    # A reaction answers something that happens, on anyone's turn (RULINGS 6).
+    timing = ANY_TIME if spec.get("interrupt") or reaction else OWN_TURN
     return ActionDef(
         key=key,
         name=str(spec.get("name", key)),

@@ -27,6 +27,8 @@ class Option:
     max: int = 0
     choices: tuple[str, ...] = ()
     required: bool = False
+    # Set only by the GM: the rule that says so, in words (a player's value is refused).
+    gm_only: str = ""
 
 
 @dataclass(frozen=True)

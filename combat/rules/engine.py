@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import dice, flow
+from . import dice, flow, turn_start
 from .base import (
     COMBAT_OVER,
     Ruleset,
@@ -588,11 +588,19 @@ def cmd_take_turn(
         )
     if c.id in enc.acted or not rs.eligible(enc, c):
         raise refuse("already_acted", f"{c.name} has already had its turn.")
-    if cur.turn.get("actions"):
+    if cur.turn.get("actions") or turn_start.began(enc, cur):
         who = enc.public_name(cur.id)
         raise refuse("turn_begun", f"{who[:1].upper()}{who[1:]} has already begun its turn.")
+    # The slot opened on the current member; its turn starts when it really comes.
+    turn_start.put_back(enc, cur)
     i, j = enc.order.index(cur.id), enc.order.index(c.id)
     enc.order[i], enc.order[j] = enc.order[j], enc.order[i]
+    ev.add(
+        "take_turn",
+        f"{c.name} goes before {cur.name}, whose turn starts when it comes.",
+        actor=c.id,
+        involved=(cur.id,),
+    )
     flow.begin_turn(enc, rs, c, ev)
 
 
@@ -603,6 +611,7 @@ def cmd_end_combat(
         raise refuse("ended", "This combat has already ended.")
     enc.phase = ENDED
     enc.turn = None
+    enc.turn_start_undo = None
     enc.pending = []
     ev.add("combat_end", "Combat ends.", ruling=True)
 
@@ -620,6 +629,9 @@ def cmd_act(
         opts["target"] = cmd["target"]
     free = cmd["type"] == "grant"
     check_options(enc, c, a, opts)
+    for o in a.options:
+        if o.gm_only and opts.get(o.name) is not None and cmd.get("by") != "gm":
+            raise refuse("gm_sets", f"{o.label}: only the GM sets this for {a.name} ({o.gm_only}).")
     try:
         rs.check(enc, c, a, opts, free=free)
     except Refused as r:
@@ -918,6 +930,7 @@ def cmd_add_custom_action(
             cmd.get("summary"), "Summary", length("add_custom_action", "summary")
         ),
     }
+    rs.check_custom_action(spec)
     enc.custom_actions[key] = spec
     ev.add(
         "ruling",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from . import dice
+from . import dice, turn_start
 from .base import Ruleset
 from .events import Events
 from .refusal import refuse
@@ -98,8 +98,10 @@ def start_round(enc: Encounter, rs: Ruleset, ev: Events) -> None:
 
 def begin_turn(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
     enc.turn = c.id
+    snap, start = turn_start.before(enc, rs, c), len(ev.items)
     expire_effects(enc, "turn_start", c.id, ev)
     rs.on_turn_start(enc, c, ev)
+    enc.turn_start_undo = turn_start.record(enc, c, snap, ev.items[start:])
     where = f", pass {enc.pass_no}" if rs.uses_passes else ""
     ev.add("turn", f"{c.name}'s turn (round {enc.round}{where}).", actor=c.id)
 
@@ -115,6 +117,7 @@ def finish_turn(enc: Encounter, rs: Ruleset, ev: Events) -> None:
         if c.id not in enc.acted:
             enc.acted.append(c.id)
     enc.turn = None
+    enc.turn_start_undo = None
     advance(enc, rs, ev)
 
 

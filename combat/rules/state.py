@@ -130,6 +130,9 @@ class Encounter:
     custom_actions: dict[str, dict[str, Any]] = field(default_factory=dict)
     cost_overrides: dict[str, int] = field(default_factory=dict)
     counter: int = 0
+    # Group Initiative: how to put back the current member's turn start if another
+    # member goes first (see turn_start.py); the GM's alone.
+    turn_start_undo: dict[str, Any] | None = None
 
     # --- identity -----------------------------------------------------------------
     def new_id(self, prefix: str, rng: random.Random | None = None) -> str:

@@ -111,4 +111,5 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
         data["turn_hidden"] = True
     data["settings"] = {k: v for k, v in data["settings"].items() if not k.startswith("_")}
     data.pop("counter", None)
+    data.pop("turn_start_undo", None)
     return data

@@ -485,7 +485,7 @@ def test_extended_action_takes_whole_turns():
     """RULINGS ladder 2: 'An Extended Action takes as many whole turns as the GM sets when
     it is declared'."""
     t, a, b = duel()
-    out = ok(t.act(a, "extended", turns=3, text="don armour"))
+    out = ok(t.act(a, "extended", by="gm", turns=3, text="don armour"))
     assert res(t, a)["effort"] == 0 and t.c(a).carry["remaining"] == 4
     assert "don armour" not in texts(out)
     end(t)
@@ -501,15 +501,14 @@ def test_extended_action_needs_a_whole_turn():
     """RULINGS ladder 2: Extended Actions are counted in whole turns."""
     t, a, b = duel()
     ok(t.act(a, "walk", leave=False))
-    refused(t.act(a, "extended"), "missing_option")  # the GM sets the turns when declared
-    msg = refused(t.act(a, "extended", turns=2), "whole_turn")
+    msg = refused(t.act(a, "extended", by="gm", turns=2), "whole_turn")
     assert "½ Action left of 1 Action" in msg
 
 
 def test_extended_one_turn_resolves_at_once():
     """RULINGS ladder 2: one whole turn is paid by the turn it is declared in."""
     t, a, b = duel()
-    out = ok(t.act(a, "extended", turns=1, text="pick the lock"))
+    out = ok(t.act(a, "extended", by="gm", turns=1, text="pick the lock"))
     assert t.c(a).carry is None and "pick the lock" in texts(out)
 
 
@@ -723,7 +722,7 @@ def test_free_action_and_skip_are_not_on_the_table():
     msg = refused(t.act(a, "drop", pace="slowed"), "no_pace_row")
     assert "Free Action is not on the Slow and Quicken table" in msg
     refused(t.act(a, "skip", text="x", pace="slowed"), "no_pace_row")
-    refused(t.act(a, "extended", turns=2, pace="slowed"), "no_pace_row")
+    refused(t.act(a, "extended", by="gm", turns=2, pace="slowed"), "no_pace_row")
 
 
 def test_gm_edits_the_pace_table():
@@ -1962,3 +1961,66 @@ def test_property_state_survives_json_round_trip(data, prompts, seed):
         b, eb = step(b, cmd, rb)
         assert ea == eb
     assert a.to_dict() == b.to_dict()
+
+
+def test_a_group_member_going_first_leaves_the_others_turn_start_for_its_turn():
+    """RULINGS 2 (Group Initiative: members go in any order) and ladder 2 (a carried action
+    is paid from the next turn): when another member takes the group's turn, the first
+    member's turn start is put back and runs once, when its turn really comes (issue 14
+    defect 1: it used to pay the carried effort, then refill and pay again)."""
+    t = Table("action_ladder", seed=2)
+    g1 = t.gm("add_combatant", name="Gob 1", group="Gobs", hp=10)
+    g2 = t.gm("add_combatant", name="Gob 2", group="Gobs", hp=10)
+    ok(t.gm("set_initiative", actor=g1, initiative=9))
+    ok(t.gm("start_combat"))
+    ok(t.act(g1, "extended", by="gm", turns=3, text="dig"))
+    end(t)
+    end(t)
+    assert t.state.turn == g1 and t.c(g1).carry["remaining"] == 2  # round 2 has paid 2
+    ok(t.gm("take_turn", actor=g2))
+    assert t.state.turn == g2
+    assert t.c(g1).carry["remaining"] == 4 and res(t, g1)["effort"] == 0
+    end(t)
+    assert t.state.turn == g1
+    assert t.c(g1).carry["remaining"] == 2 and res(t, g1)["effort"] == 0
+    out = ok(t.gm("end_turn"))  # round 3 opens on Gob 1: the last turn is paid, it resolves
+    assert t.state.turn == g1 and t.c(g1).carry is None and "dig" in texts(out)
+    assert not t.gm("take_turn", actor=g2).ok  # what it carried has been done
+    refused(t.last, "turn_begun")
+
+
+def test_a_custom_reaction_is_taken_off_turn_with_bonus_actions():
+    """RULINGS 6 (custom actions with a reaction flag) and action-ladder.md, Reactions
+    (paid with Bonus Actions, taken outside one's own turn): a GM-made reaction is usable
+    off-turn and spends its Bonus Actions (issue 14 defect 6)."""
+    t, a, b = duel()
+    out = ok(t.gm("add_custom_action", name="Intercept", reaction=True, bonus=1))
+    key = out.events[-1]["data"]["key"]
+    before = res(t, b)["bonus"]
+    ok(t.act(b, key))
+    assert res(t, b)["bonus"] == before - 1
+    msg = refused(
+        t.gm("add_custom_action", name="Slow Parry", reaction=True, cost=2), "reaction_cost"
+    )
+    assert "Bonus Actions" in msg
+
+
+def test_the_gm_sets_how_many_turns_an_extended_action_takes():
+    """RULINGS ladder 2: an Extended Action takes as many whole turns as the GM sets when
+    it is declared (issue 14 defect 5: whoever sent it chose). A player's number is
+    refused and changes nothing; without one the encounter's setting applies, which the
+    GM can change; the GM declaring for the combatant gives the number."""
+    t, a, b = duel()
+    before = t.state.to_dict()
+    msg = refused(t.act(a, "extended", turns=1, text="don armour"), "gm_sets")
+    assert "GM" in msg and "RULINGS ladder 2" in msg
+    assert t.state.to_dict() == before
+    ok(t.act(a, "extended", text="don armour"))  # the default: 2 whole turns
+    assert t.c(a).carry["total"] == 4 and t.c(a).carry["remaining"] == 2
+    t, a, b = duel()
+    ok(t.gm("set_setting", key="extended_turns", value=4))
+    ok(t.act(a, "extended", text="don armour"))
+    assert t.c(a).carry["total"] == 8
+    t, a, b = duel()
+    ok(t.act(a, "extended", by="gm", turns=5, text="don armour"))
+    assert t.c(a).carry["total"] == 10

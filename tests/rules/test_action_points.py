@@ -463,3 +463,19 @@ def test_players_cannot_make_rulings():
     t, ana, bob, ogre = table()
     assert not t.player("grant", actor=ana, action="move").ok
     refused(t, "gm_only")
+
+
+def test_a_custom_reaction_is_taken_off_turn_with_the_reaction():
+    """RULINGS 6 (homebrew: custom actions with a reaction flag) and Action Points 6 (the
+    Reaction is free, once between the start of one's turn and the next): a GM-made
+    reaction is usable outside its owner's turn and spends the Reaction (issue 14 defect
+    6: it was refused as "only on its own turn")."""
+    t, ana, bob, ogre = table()
+    out = t.gm("add_custom_action", name="Intercept", reaction=True)
+    key = out.events[-1]["data"]["key"]
+    assert t.act(bob, key).ok
+    assert t.c(bob).reaction is False
+    assert not t.act(bob, key).ok
+    refused(t, "reaction_used")
+    assert not t.gm("add_custom_action", name="Costly Parry", reaction=True, cost=1).ok
+    assert "Reaction" in refused(t, "reaction_cost")

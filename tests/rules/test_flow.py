@@ -739,3 +739,21 @@ def test_a_later_arrival_joins_after_a_hand_ordered_tie(ruleset):
     assert t.state.order == [imp, orc, bat]
     late = add(t, "Late", initiative=7)
     assert t.state.order == [imp, orc, bat, late]
+
+
+def test_a_group_member_going_first_puts_back_the_others_turn_start(ruleset):
+    """RULINGS 2: members of a group go in any order. Effects that last until the start
+    of a member's next turn end when that member's turn really starts, not when the slot
+    opened on it and another member went first (issue 14 defect 1)."""
+    t, ana, g1, g2, boss = group_table(ruleset)
+    t.state.combatants[g1].effects.append(Effect("Braced", "turn_start", g1))
+    t.state.combatants[ana].effects.append(Effect("Marked", "turn_start", g1))
+    end(t)
+    assert t.state.turn == g1 and not t.c(g1).effects and not t.c(ana).effects
+    out = ok(t.gm("take_turn", actor=g2))
+    assert [e.name for e in t.c(g1).effects] == ["Braced"]
+    assert [e.name for e in t.c(ana).effects] == ["Marked"]
+    assert "Goblin 2 goes before Goblin 1" in " ".join(e["text"] for e in out.events)
+    out = ok(t.gm("end_turn"))
+    assert t.state.turn == g1 and not t.c(g1).effects and not t.c(ana).effects
+    assert [e["kind"] for e in out.events].count("effect_ends") == 2

@@ -425,7 +425,14 @@ ACTIONS = (
         "declared.",
         effect="plain",
         options=(
-            Option("turns", "Whole turns (set by the GM)", min=1, max=20, required=True),
+            Option(
+                "turns",
+                "Whole turns (set by the GM)",
+                min=1,
+                max=20,
+                gm_only="RULINGS ladder 2: an Extended Action takes as many whole turns as the "
+                "GM sets; sent without it, the encounter's Extended Action setting applies",
+            ),
             WHAT,
         ),
         extra={"label": "Extended Action"},

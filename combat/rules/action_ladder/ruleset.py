@@ -318,6 +318,15 @@ class ActionLadder(Ruleset):
             help="RULINGS ladder 1: a turn holds two ½ Actions' worth of effort.",
         ),
         Setting(
+            "extended_turns",
+            "Extended Action: whole turns",
+            2,
+            min=1,
+            max=20,
+            help="RULINGS ladder 2: what an Extended Action takes unless the GM declares "
+            "another number with it.",
+        ),
+        Setting(
             "bonus_actions",
             "Bonus Actions",
             2,
@@ -424,6 +433,11 @@ class ActionLadder(Ruleset):
             )
         return out
 
+    reaction_not_in_currency = (
+        "In the Action Ladder a reaction is paid with Bonus Actions (action-ladder.md, "
+        "Reactions): give it a cost in Bonus Actions, not in Actions."
+    )
+
     def modifiers(self) -> dict[str, Setting]:
         mods = {s.key: s for s in self.settings if s.per_combatant}
         mods["quicken"] = Setting(
@@ -464,7 +478,8 @@ class ActionLadder(Ruleset):
         if a.key == "ability":
             return STEP_COST[str(opts.get("length") or "one")]
         if a.key == "extended":
-            return int(opts.get("turns") or 1) * int(self.setting(enc, "turn_effort", c)), 0
+            turns = opts.get("turns") or self.setting(enc, "extended_turns", c)
+            return int(turns) * int(self.setting(enc, "turn_effort", c)), 0
         return a.cost, a.bonus
 
     def cost(
