@@ -8,7 +8,7 @@ from . import dice
 from .base import Ruleset
 from .events import Events
 from .refusal import refuse
-from .state import COMBAT, SEIZE, Combatant, Encounter
+from .state import COMBAT, SEIZE, Combatant, Effect, Encounter
 
 
 def initiative_of(enc: Encounter, c: Combatant) -> int | None:
@@ -68,11 +68,19 @@ def round_order(enc: Encounter) -> list[str]:
     return seizers + [cid for cid in base if cid not in seizers]
 
 
+def expires_now(enc: Encounter, e: Effect, when: str, of: str | None) -> bool:
+    """Does this effect end at this moment? A condition set for a number of rounds ends
+    with the last of them."""
+    if e.expires == "rounds":
+        return when == "round_end" and enc.round >= int(e.detail.get("last_round", 0))
+    return e.expires == when and (when == "round_end" or e.until_of == of)
+
+
 def expire_effects(enc: Encounter, when: str, of: str | None, ev: Events) -> None:
     for c in enc.combatants.values():
         keep = []
         for e in c.effects:
-            if e.expires == when and (when == "round_end" or e.until_of == of):
+            if expires_now(enc, e, when, of):
                 ev.add("effect_ends", f"{c.name}: {e.name} ends.", actor=c.id)
             else:
                 keep.append(e)
