@@ -43,6 +43,9 @@ COMMAND_FIELDS = (
     "hidden",
     # set_condition and the Action Ladder's set_pace
     "stacks",
+    "until",
+    "of",
+    "rounds",
     "step",
     "pace",
     "to",

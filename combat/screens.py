@@ -39,6 +39,18 @@ PHASES = {
     "ended": "Combat is over",
 }
 
+# Conditions the GM's console suggests (any other name can be typed).
+CONDITION_NAMES = (
+    "Prone",
+    "Grappled",
+    "Incapacitated",
+    "Burning",
+    "Bleeding",
+    "Unseen",
+    "Climbing",
+    "Swimming",
+)
+
 # Stat rows offered on every combatant form, besides the ones it already has.
 STANDARD_STATS = ("attack", "damage", "defend", "spell", "spell_damage", "AGI", "STR", "FCS", "RES")
 
@@ -76,14 +88,27 @@ def event_shown(ev: dict[str, Any], hidden: Iterable[str]) -> bool:
     return not any(i in gone for i in ev.get("involved") or ())
 
 
-def effect_text(effect: Any, hidden: Iterable[str]) -> str:
+def effect_text(effect: Any, hidden: Iterable[str], state: State | None = None) -> str:
     """A lasting effect as a reader sees it: "grappled by the Troll" names the Troll, so
-    while the Troll is hidden the effect shows only its own name ("Grappled")."""
+    while the Troll is hidden the effect shows only its own name ("Grappled"). A condition
+    the GM set says how long it lasts."""
     gone = set(hidden)
     refs = [effect.until_of, *(v for v in (effect.detail or {}).values() if isinstance(v, str))]
     if gone and any(r in gone for r in refs):
         return str(effect.name)
-    return str(effect.text or effect.name)
+    text = str(effect.text or effect.name)
+    if state is None or not (effect.detail or {}).get("condition"):
+        return text
+    return text + condition_lasts(effect, state)
+
+
+def condition_lasts(effect: Any, state: State) -> str:
+    if effect.expires in ("turn_start", "turn_end"):
+        edge = "start" if effect.expires == "turn_start" else "end"
+        return f" (until the {edge} of {state.name_of(effect.until_of)}'s next turn)"
+    if effect.expires == "rounds":
+        return f" (until the end of round {effect.detail.get('last_round')})"
+    return ""
 
 
 def format_roll(roll: dict[str, Any]) -> str:
@@ -299,7 +324,7 @@ def combatant_card(
         "initiative_bonus": c.initiative_bonus,
         "group": state.groups[c.group].name if c.group and c.group in state.groups else "",
         "resources": widgets(state, cid),
-        "effects": [effect_text(e, hidden) for e in c.effects],
+        "effects": [effect_text(e, hidden, state) for e in c.effects],
         "engaged": [{"id": i, "name": state.combatants[i].name} for i in c.engaged if i in visible],
         "carry": c.carry,
         "prepared": c.prepared,
@@ -333,6 +358,8 @@ def combatant_card(
         ]
         card["seat_name"] = seat.name if seat else ""
         card["adjustable"] = ["hp", *[w["key"] for w in card["resources"]]]
+        card["effect_names"] = [e.name for e in c.effects]
+        card["condition_of"] = target_choices(state, visible)
     else:
         shared[key] = card
     return card
@@ -702,6 +729,7 @@ def gm_context(
         for cid in [r["id"] for r in ctx["order"]]
     ]
     ctx["turn_card"] = next((c for c in ctx["combatants"] if c["is_turn"]), None)
+    ctx["condition_names"] = CONDITION_NAMES
     # No secret link in here: this context is also pushed over sockets, and a frame may
     # reach a socket whose link has just been replaced. The links are in `gm_links`,
     # which only HTTP answers carry (docs/decisions.md).

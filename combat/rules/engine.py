@@ -1003,19 +1003,54 @@ def cmd_set_pace(
 def cmd_set_condition(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
-    """Set or clear a lasting condition (Prone, Bleeding 3, ...) on a combatant by hand."""
+    """Set, change or clear a lasting condition (Prone, Bleeding 3, ...) on a combatant by
+    hand, for as long as the GM says: until cleared, until the start or end of a
+    combatant's next turn, or for a number of rounds (the current round counts as one)."""
     c = enc.get(cmd.get("actor"))
     name = clean_text(cmd.get("name"), "Condition", length("set_condition", "name"))
     if not name:
         raise refuse("bad_option", "A condition needs a name.")
     stacks = as_int(cmd.get("stacks", 1), "Stacks", *span("set_condition", "stacks"))
+    expires, of, detail, lasts = condition_duration(enc, cmd)
     c.effects = [e for e in c.effects if e.name.lower() != name.lower()]
     if stacks:
         text = name if stacks == 1 else f"{name} {stacks}"
-        c.effects.append(Effect(name, "never", None, {"stacks": stacks}, text))
-        ev.add("condition", f"The GM sets {c.name}: {text}.", actor=c.id, ruling=True)
+        detail = {"stacks": stacks, "condition": True, **detail}
+        c.effects.append(Effect(name, expires, of, detail, text))
+        ev.add(
+            "condition",
+            f"The GM sets {c.name}: {text}{lasts}.",
+            actor=c.id,
+            involved=(of,) if of else (),
+            ruling=True,
+        )
     else:
         ev.add("condition", f"The GM clears {name} from {c.name}.", actor=c.id, ruling=True)
+
+
+def condition_duration(
+    enc: Encounter, cmd: dict[str, Any]
+) -> tuple[str, str | None, dict[str, Any], str]:
+    """How long a hand-set condition lasts: (expires, until_of, detail, words for the log)."""
+    rounds = cmd.get("rounds")
+    n = as_int(rounds, "Rounds", *span("set_condition", "rounds")) if rounds is not None else 0
+    until = cmd.get("until") or ("rounds" if n else "cleared")
+    if until == "cleared":
+        return "never", None, {}, ""
+    if until in ("turn_start", "turn_end"):
+        whose = enc.get(cmd.get("of"))
+        edge = "start" if until == "turn_start" else "end"
+        return until, whose.id, {}, f", until the {edge} of {whose.name}'s next turn"
+    if until == "rounds":
+        if not n:
+            raise refuse("bad_option", "A condition set for a number of rounds needs rounds.")
+        last = max(enc.round, 1) + n - 1
+        return "rounds", None, {"last_round": last}, f", until the end of round {last}"
+    raise refuse(
+        "bad_option",
+        "A condition lasts until cleared, until the start or end of a combatant's next "
+        "turn (turn_start, turn_end), or for a number of rounds (rounds).",
+    )
 
 
 Handler = Callable[[Encounter, Ruleset, dict[str, Any], random.Random, Events], None]

@@ -160,6 +160,15 @@ FIELDS: dict[str, tuple[Field, ...]] = {
         ACTOR,
         _text("name", 40, "the condition's name (Prone, Bleeding, ...)", required=True),
         _int("stacks", 0, 99, "how many (0 clears it; default 1)"),
+        Field(
+            "until",
+            "choice",
+            "how long it lasts: until cleared (the default), the start or end of the "
+            "next turn of the combatant named in `of`, or a number of `rounds`",
+            choices=("cleared", "turn_start", "turn_end", "rounds"),
+        ),
+        _id("of", "whose next turn ends it (with until turn_start or turn_end)"),
+        _int("rounds", 1, 99, "with until rounds: how many rounds, the current one counting"),
     ),
     "roll": (
         _text("dice", 100, "a dice expression like 2d6+1", required=True),

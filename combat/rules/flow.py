@@ -9,7 +9,7 @@ from .base import Ruleset
 from .events import Events
 from .refusal import refuse
 from .registry import get_ruleset
-from .state import COMBAT, SEIZE, Combatant, Encounter
+from .state import COMBAT, SEIZE, Combatant, Effect, Encounter
 
 
 def initiative_of(enc: Encounter, c: Combatant) -> int | None:
@@ -74,11 +74,19 @@ def round_order(enc: Encounter) -> list[str]:
     return get_ruleset(enc.ruleset).arrange(enc, order)
 
 
+def expires_now(enc: Encounter, e: Effect, when: str, of: str | None) -> bool:
+    """Does this effect end at this moment? A condition set for a number of rounds ends
+    with the last of them."""
+    if e.expires == "rounds":
+        return when == "round_end" and enc.round >= int(e.detail.get("last_round", 0))
+    return e.expires == when and (when == "round_end" or e.until_of == of)
+
+
 def expire_effects(enc: Encounter, when: str, of: str | None, ev: Events) -> None:
     for c in enc.combatants.values():
         keep = []
         for e in c.effects:
-            if e.expires == when and (when == "round_end" or e.until_of == of):
+            if expires_now(enc, e, when, of):
                 ev.add("effect_ends", f"{c.name}: {e.name} ends.", actor=c.id)
             else:
                 keep.append(e)

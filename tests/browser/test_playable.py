@@ -17,14 +17,20 @@ def log_line(person, text: str):
     return person.log.locator(".text").filter(has_text=re.compile(rf"^{re.escape(text)}$"))
 
 
+def start(sit_down, t):
+    """Everyone sits down; the GM starts combat: Ana's turn."""
+    people = sit_down(t)
+    people.gm.page.get_by_test_id("start-combat").click()
+    expect(people.gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    return people
+
+
 def test_healing_a_defeated_goblin_brings_it_back(make_table, sit_down):
     """docs/rules.md, HP: the GM heals a defeated Goblin above 0 HP from the console; every
     page logs it back on its feet and its turn comes round again."""
     t = make_table("action_points")
-    people = sit_down(t)
+    people = start(sit_down, t)
     gm = people.gm
-    gm.page.get_by_test_id("start-combat").click()
-    expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
     card = gm.page.locator(f"#combatants [data-combatant='{t.goblin}']")
     card.get_by_label("Amount").fill(str(HP))
     card.get_by_test_id(f"damage-{t.goblin}").click()
@@ -59,10 +65,8 @@ def test_ladder_defender_chooses_dodge_parry_or_block(make_table, sit_down):
             {"type": "set_modifier", "actor": t.ana, "key": key, "value": value},
         )
         assert out.ok, out.refusal
-    people = sit_down(t)
+    people = start(sit_down, t)
     gm, p1 = people.gm, people.p1
-    gm.page.get_by_test_id("start-combat").click()
-    expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
     gm.page.get_by_test_id("advance-turn").click()
     expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
     gm.page.get_by_test_id("advance-turn").click()
@@ -92,4 +96,50 @@ def test_ladder_defender_chooses_dodge_parry_or_block(make_table, sit_down):
     for p in (gm, p1):
         expect(p.page.locator("#reactions [data-testid^='window-']"), p.name).to_have_count(0)
     for p in people.everyone:
+        p.assert_no_errors()
+
+
+def effects_of(person, cid: str):
+    return person.page.locator(person.region_for(cid)).locator("ul.effects li")
+
+
+def test_gm_sets_a_condition_with_a_duration_and_everyone_sees_it_end(make_table, sit_down):
+    """RULINGS 5: from the console the GM sets Ana Prone until the start of Bram's next
+    turn and the Goblin Hexed (a custom condition); every card shows them; Prone ends
+    when Bram's turn begins; the GM clears Hexed."""
+    t = make_table("action_ladder")
+    people = start(sit_down, t)
+    gm = people.gm
+
+    form = gm.page.get_by_test_id(f"condition-form-{t.ana}")
+    gm.page.locator(f"#combatants [data-combatant='{t.ana}'] .conditions summary").click()
+    form.get_by_label("Condition").fill("Prone")
+    form.get_by_label("Lasts").select_option("turn_start")
+    form.get_by_label("Whose turn").select_option(t.bram)
+    form.get_by_test_id(f"set-condition-{t.ana}").click()
+    for p in people.everyone:
+        expect(effects_of(p, t.ana), p.name).to_have_text(
+            ["Prone (until the start of Bram's next turn)"]
+        )
+
+    goblin = gm.page.locator(f"#combatants [data-combatant='{t.goblin}']")
+    goblin.locator(".conditions summary").click()
+    form = gm.page.get_by_test_id(f"condition-form-{t.goblin}")
+    form.get_by_label("Condition").fill("Hexed")
+    form.get_by_label("Stacks").fill("2")
+    form.get_by_label("Lasts").select_option("rounds")
+    form.get_by_label("Rounds").fill("3")
+    form.get_by_test_id(f"set-condition-{t.goblin}").click()
+    for p in people.everyone:
+        expect(effects_of(p, t.goblin), p.name).to_have_text(["Hexed 2 (until the end of round 3)"])
+
+    gm.page.get_by_test_id("advance-turn").click()  # Bram's turn begins: Prone ends
+    for p in people.everyone:
+        expect(effects_of(p, t.ana), p.name).to_have_count(0)
+        expect(log_line(p, "Ana: Prone ends."), p.name).to_have_count(1)
+
+    goblin.get_by_role("button", name="Clear Hexed").click()
+    for p in people.everyone:
+        expect(effects_of(p, t.goblin), p.name).to_have_count(0)
+        expect(log_line(p, "The GM clears Hexed from Goblin."), p.name).to_have_count(1)
         p.assert_no_errors()

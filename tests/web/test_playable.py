@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import TableFixture, build_table
+from .conftest import HIDDEN, TableFixture, build_table
 
 pytestmark = pytest.mark.django_db
 
@@ -90,3 +90,49 @@ def test_defence_prompt_offers_dodge_parry_and_block_with_their_bonus(ladder: Ta
     last = t.refresh().log.order_by("-seq").first()
     assert "Parry (STR, rating 1)" in " ".join(e["text"] for e in last.events)
     assert t.enc.state["combatants"][t.ana]["res"]["bonus"] == 1
+
+
+def test_gm_sets_changes_and_clears_a_condition_shown_on_every_card(fight: TableFixture):
+    """RULINGS 5: the GM sets a condition with a duration from the console; every card
+    shows it and how long it lasts; the GM changes it and clears it."""
+    t = fight
+    r = t.gm_post(
+        type="set_condition",
+        actor=t.goblin,
+        name="Bleeding",
+        stacks="2",
+        until="turn_start",
+        of=t.bram,
+        rounds="1",
+    )
+    assert r.status_code == 200
+    shown = "Bleeding 2 (until the start of Bram&#x27;s next turn)"
+    for client, url in ((t.gm, t.gm_url), (t.p1, t.player1_url), (t.spectator, t.spectator_url)):
+        assert shown in client.get(url).content.decode(), url
+    gm_page = t.gm.get(t.gm_url).content.decode()
+    assert f'data-testid="condition-form-{t.goblin}"' in gm_page
+    assert "Clear Bleeding" in gm_page
+    assert 'data-testid="condition-form-' not in t.p1.get(t.player1_url).content.decode()
+    t.gm_post(
+        type="set_condition",
+        actor=t.goblin,
+        name="Bleeding",
+        stacks="3",
+        until="rounds",
+        rounds="2",
+    )
+    assert "Bleeding 3 (until the end of round 2)" in t.p1.get(t.player1_url).content.decode()
+    t.gm_post(type="set_condition", actor=t.goblin, name="Bleeding", stacks="0")
+    assert "Bleeding" not in t.p1.get(t.player1_url).content.decode().split('id="log"')[0]
+    assert t.refresh().state["combatants"][t.goblin]["effects"] == []
+
+
+def test_a_condition_timed_by_a_hidden_combatant_does_not_name_it(fight: TableFixture):
+    """Hidden combatants stay hidden: a condition lasting until the hidden Troll's turn
+    shows only its name to players, and its log line is the GM's."""
+    t = fight
+    t.gm_post(type="set_condition", actor=t.ana, name="Prone", until="turn_start", of=t.troll)
+    gm_page = t.gm.get(t.gm_url).content.decode()
+    assert "Prone (until the start of Lurking Troll&#x27;s next turn)" in gm_page
+    page = t.p1.get(t.player1_url).content.decode()
+    assert ">Prone</li>" in page and HIDDEN not in page
