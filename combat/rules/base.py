@@ -241,6 +241,10 @@ class Ruleset:
     # Why a reaction cannot cost the ruleset's currency (empty: it can), for the refusal.
     reaction_not_in_currency = ""
 
+    def adjust(self, enc: Encounter, c: Combatant, key: str, value: Any) -> bool:
+        """Set a value only this ruleset has (for the GM's `adjust`); False: no such one."""
+        return False
+
     def check_custom_action(self, spec: dict[str, Any]) -> None:
         """Refuse a GM-made action this ruleset could not charge as asked (RULINGS 6)."""
         if self.reaction_not_in_currency and spec.get("reaction") and spec.get("cost"):

@@ -856,6 +856,8 @@ def cmd_adjust(
     elif key in ("grit",):
         c.res[key] = as_int(cmd.get("value"), key, 0, 99)
         new = c.res[key]
+    elif rs.adjust(enc, c, key, cmd.get("value")):
+        new = cmd.get("value")
     else:
         raise refuse("unknown_resource", f"{c.name} has no such resource.")
     ev.add("ruling", f"The GM sets {c.name}'s {key} to {new}.", actor=c.id, ruling=True)
