@@ -247,7 +247,7 @@ def command_models() -> dict[str, type[BaseModel]]:
         if name in ("add_combatant", "update_combatant"):
             fields.update(per_combatant)
         fields["expected_version"] = EXPECTED_VERSION
-        gm_only = name == "undo" or COMMANDS[name][0]
+        gm_only = name == "undo" or COMMANDS[name].gm_only
         who = "GM only." if gm_only else "The GM, or the seat controlling `actor`."
         models[name] = create_model(
             _title(name),

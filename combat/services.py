@@ -21,9 +21,10 @@ from django.db.models import Max
 from combat import broadcast, screens, statediff
 from combat.access import GM, PLAYER, Viewer
 from combat.models import Encounter, LogEntry, Seat, new_token
-from combat.rules import ACTOR_COMMANDS, COMMANDS, Refusal, apply, new_encounter, rulesets
 from combat.rules import Encounter as State
+from combat.rules import Refusal, apply, new_encounter, rulesets
 from combat.rules.engine import NO_WINDOW, UNKNOWN_COMMAND
+from combat.rules.registry import command_spec
 from combat.rules.state import UNKNOWN_COMBATANT
 
 # Fields of a command that name a combatant; a player may only name ones they can see.
@@ -180,7 +181,8 @@ def check_permission(
     kind = command["type"]
     if viewer.role == GM:
         return None
-    if kind not in COMMANDS and kind != "undo":
+    spec = command_spec(state.ruleset, kind)
+    if spec is None:
         return Refusal("unknown_command", UNKNOWN_COMMAND)
     if viewer.role != PLAYER or seat is None:
         return Refusal("forbidden", "Spectators watch; they cannot act.")
@@ -190,24 +192,13 @@ def check_permission(
             # The same sentence as for a combatant that does not exist: nothing leaks.
             return Refusal("unknown_combatant", UNKNOWN_COMBATANT)
     actor = command.get("actor")
-    if kind == "roll":
-        if not actor:
-            # Logged under the combatant's name: a player's roll never reads "The GM rolls".
-            return Refusal(
-                "missing_option",
-                "Say which of your combatants rolls (the actor): a player's roll is logged "
-                "under that combatant's name.",
-            )
-        if not seat.controls(actor):
-            return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
-        return None
-    if kind not in ACTOR_COMMANDS:
+    if spec.gm_only or not spec.needs_actor:
         return Refusal("forbidden", f"Only the GM can {kind.replace('_', ' ')}.")
     if not actor:
-        return Refusal("forbidden", "Say which of your combatants acts (the actor).")
+        return Refusal(spec.missing_code, spec.missing_actor)
     if not seat.controls(actor):
         return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
-    if kind == "react" and not _window_shown(state, command.get("window"), hidden):
+    if spec.window and not _window_shown(state, command.get("window"), hidden):
         # Last, so that it is exactly the engine's answer for a window that does not exist,
         # whatever else the command holds (issue 12 item 10).
         return Refusal("no_window", NO_WINDOW)

@@ -1,19 +1,21 @@
 """The rules engine: pure Python, no Django. `apply(state, command, rng) -> Outcome`."""
 
-from .engine import ACTOR_COMMANDS, COMMANDS, Outcome, apply, new_encounter
+from .commands import COMMANDS, CommandSpec, lookup
+from .engine import Outcome, apply, new_encounter
 from .refusal import Refusal
 from .registry import get_ruleset, rulesets
 from .state import Combatant, Encounter
 
 __all__ = [
-    "ACTOR_COMMANDS",
     "COMMANDS",
+    "CommandSpec",
     "Combatant",
     "Encounter",
     "Outcome",
     "Refusal",
     "apply",
     "get_ruleset",
+    "lookup",
     "new_encounter",
     "rulesets",
 ]

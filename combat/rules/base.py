@@ -8,13 +8,16 @@ hooks raise `Refused` to say no, which unwinds the whole command.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import dice
 from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
 from .events import Events
 from .refusal import refuse
 from .state import Combatant, Effect, Encounter, Window
+
+if TYPE_CHECKING:
+    from .commands import CommandSpec
 
 DEFENCES = ("melee", "ranged", "mental")
 
@@ -37,6 +40,8 @@ class Ruleset:
     actions: tuple[ActionDef, ...] = ()
     uses_passes = False
     has_seize = False
+    # Commands of this ruleset alone, besides the shared table (commands.py).
+    commands: tuple[CommandSpec, ...] = ()
 
     # --- settings and catalogue -------------------------------------------------------
     def default_settings(self) -> dict[str, Any]:
@@ -239,6 +244,10 @@ class Ruleset:
 
     # Why a reaction cannot cost the ruleset's currency (empty: it can), for the refusal.
     reaction_not_in_currency = ""
+
+    def adjust(self, enc: Encounter, c: Combatant, key: str, value: Any) -> bool:
+        """Set a value only this ruleset has (for the GM's `adjust`); False: no such one."""
+        return False
 
     def check_custom_action(self, spec: dict[str, Any]) -> None:
         """Refuse a GM-made action this ruleset could not charge as asked (RULINGS 6)."""

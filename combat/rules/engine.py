@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,14 +87,16 @@ def apply(
     try:
         if not isinstance(command, dict):
             raise refuse("bad_command", "A command must be an object with a type.")
+        from .commands import lookup  # the table names this module's functions
+
         kind = command.get("type")
-        handler = COMMANDS.get(kind) if isinstance(kind, str) else None
-        if handler is None or not isinstance(kind, str):
+        rs = get_ruleset(enc.ruleset)
+        spec = lookup(rs, kind) if isinstance(kind, str) else None
+        if spec is None or spec.fn is None or not isinstance(kind, str):
             raise refuse("unknown_command", UNKNOWN_COMMAND)
-        gm_only, fn = handler
-        if gm_only and command.get("by") != "gm":
+        if spec.gm_only and command.get("by") != "gm":
             raise refuse("gm_only", f"Only the GM can {kind.replace('_', ' ')}.")
-        fn(enc, get_ruleset(enc.ruleset), command, rng, ev)
+        spec.fn(enc, rs, command, rng, ev)
     except Refused as r:
         return Outcome(original, [], r.refusal)
     except dice.DiceError as e:
@@ -849,6 +851,8 @@ def cmd_adjust(
     elif key in ("grit",):
         c.res[key] = as_int(cmd.get("value"), key, 0, 99)
         new = c.res[key]
+    elif rs.adjust(enc, c, key, cmd.get("value")):
+        new = cmd.get("value")
     else:
         raise refuse("unknown_resource", f"{c.name} has no such resource.")
     ev.add("ruling", f"The GM sets {c.name}'s {key} to {new}.", actor=c.id, ruling=True)
@@ -1051,64 +1055,3 @@ def condition_duration(
         "A condition lasts until cleared, until the start or end of a combatant's next "
         "turn (turn_start, turn_end), or for a number of rounds (rounds).",
     )
-
-
-Handler = Callable[[Encounter, Ruleset, dict[str, Any], random.Random, Events], None]
-
-COMMANDS: dict[str, tuple[bool, Handler]] = {
-    # GM only
-    "add_combatant": (True, cmd_add_combatant),
-    "update_combatant": (True, cmd_update_combatant),
-    "remove_combatant": (True, cmd_remove_combatant),
-    "hide": (True, cmd_hide),
-    "reveal": (True, cmd_hide),
-    "defeat": (True, cmd_defeat),
-    "revive": (True, cmd_defeat),
-    "damage": (True, cmd_damage),
-    "heal": (True, cmd_damage),
-    "roll_initiative": (True, cmd_roll_initiative),
-    "set_initiative": (True, cmd_set_initiative),
-    "start_combat": (True, cmd_start_combat),
-    "begin_round": (True, cmd_begin_round),
-    "end_combat": (True, cmd_end_combat),
-    "grant": (True, cmd_act),
-    "adjust": (True, cmd_adjust),
-    "set_cost": (True, cmd_set_cost),
-    "set_modifier": (True, cmd_set_modifier),
-    "set_setting": (True, cmd_set_setting),
-    "add_custom_action": (True, cmd_add_custom_action),
-    "remove_custom_action": (True, cmd_remove_custom_action),
-    "close_windows": (True, cmd_close_windows),
-    "force_move": (True, cmd_force_move),
-    # the GM, or a player for a combatant of theirs
-    "act": (False, cmd_act),
-    "react": (False, cmd_react),
-    "end_turn": (False, cmd_end_turn),
-    "hold": (False, cmd_end_turn),
-    "take_turn": (False, cmd_take_turn),
-    "seize": (False, cmd_seize),
-    "reorder": (False, cmd_reorder),
-    "engage": (False, cmd_engage),
-    "abandon": (False, cmd_abandon),
-    "trigger": (False, cmd_trigger),
-    # Action Ladder (additive): the GM edits the Slow/Quicken table; conditions by hand.
-    "set_pace": (True, cmd_set_pace),
-    "set_condition": (True, cmd_set_condition),
-    "roll": (False, cmd_roll),
-}
-
-# Commands a player may send only for a combatant they control (checked by the server).
-ACTOR_COMMANDS = frozenset(
-    {
-        "act",
-        "react",
-        "end_turn",
-        "hold",
-        "take_turn",
-        "seize",
-        "reorder",
-        "engage",
-        "abandon",
-        "trigger",
-    }
-)

@@ -8,6 +8,7 @@ from .refusal import refuse
 
 if TYPE_CHECKING:
     from .base import Ruleset
+    from .commands import CommandSpec
 
 _RULESETS: dict[str, Ruleset] = {}
 
@@ -30,3 +31,10 @@ def get_ruleset(key: str) -> Ruleset:
         known = ", ".join(rulesets())
         raise refuse("unknown_ruleset", f"There is no such ruleset; choose one of {known}.")
     return found
+
+
+def command_spec(ruleset: str, kind: str) -> CommandSpec | None:
+    """A command of this ruleset (its own or a shared one), or None for no such command."""
+    from .commands import lookup
+
+    return lookup(get_ruleset(ruleset), kind)

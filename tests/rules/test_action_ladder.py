@@ -2024,3 +2024,20 @@ def test_the_gm_sets_how_many_turns_an_extended_action_takes():
     t, a, b = duel()
     ok(t.act(a, "extended", by="gm", turns=5, text="don armour"))
     assert t.c(a).carry["total"] == 10
+
+
+def test_the_gm_changes_the_turns_of_an_extended_action_under_way():
+    """RULINGS ladder 2: the GM sets the turns of an Extended Action, and may change them
+    while it is being paid (logged as a ruling); fewer than already paid is refused."""
+    t, a, b = duel()
+    ok(t.act(a, "extended", by="gm", turns=3, text="don armour"))  # 1 turn paid, 2 to go
+    out = ok(t.gm("adjust", actor=a, resource="turns", value=5))
+    assert t.c(a).carry["total"] == 10 and t.c(a).carry["remaining"] == 8
+    assert out.events[-1]["ruling"] and "Ana's turns to 5" in out.events[-1]["text"]
+    refused(t.gm("adjust", actor=a, resource="turns", value=0), "bad_option")
+    end(t)
+    end(t)  # Ana's next turn pays a second whole turn
+    msg = refused(t.gm("adjust", actor=a, resource="turns", value=1), "bad_option")
+    assert "already paid 2 whole turn(s)" in msg
+    refused(t.gm("adjust", actor=b, resource="turns", value=2), "unknown_resource")
+    assert not t.player("adjust", actor=a, resource="turns", value=1).ok

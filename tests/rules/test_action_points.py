@@ -190,7 +190,7 @@ def test_empowered_attack_needs_extra_ap():
 def test_bonuses_are_declared_with_the_roll():
     """'All bonuses must be declared before any roll.' There is no command that adds a
     bonus to a roll already made: the only way to empower is in the attack's own command."""
-    from combat.rules.engine import COMMANDS
+    from combat.rules import COMMANDS
 
     t, ana, bob, ogre = table()
     assert t.act(ana, "basic_attack", target=ogre).ok

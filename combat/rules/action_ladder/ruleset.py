@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from .. import dice, flow
-from ..base import Ruleset, add_effect, apply_damage, engage, need_stat
+from ..base import Ruleset, add_effect, apply_damage, engage, int_option, need_stat
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import Refused, refuse
@@ -432,6 +432,23 @@ class ActionLadder(Ruleset):
                 }
             )
         return out
+
+    def adjust(self, enc: Encounter, c: Combatant, key: str, value: Any) -> bool:
+        """The GM changes the whole turns of an Extended Action under way (RULINGS ladder 2)."""
+        if key != "turns" or not c.carry or c.carry["action"] != "extended":
+            return False
+        per_turn = int(self.setting(enc, "turn_effort", c))
+        paid = c.carry["total"] - c.carry["remaining"]
+        turns = int_option({"v": value}, "v", "Whole turns", 1, 20)
+        if turns * per_turn < paid:
+            raise refuse(
+                "bad_option",
+                f"{c.name} has already paid {-(-paid // per_turn)} whole turn(s) of "
+                f"{c.carry['name']}: it cannot take fewer.",
+            )
+        c.carry["total"] = turns * per_turn
+        c.carry["remaining"] = turns * per_turn - paid
+        return True
 
     reaction_not_in_currency = (
         "In the Action Ladder a reaction is paid with Bonus Actions (action-ladder.md, "
