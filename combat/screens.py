@@ -51,9 +51,6 @@ CONDITION_NAMES = (
     "Swimming",
 )
 
-# Stat rows offered on every combatant form, besides the ones it already has.
-STANDARD_STATS = ("attack", "damage", "defend", "spell", "spell_damage", "AGI", "STR", "FCS", "RES")
-
 
 class Shared(dict[Any, Any]):
     """What one push computes once for all its audiences: the log entries, each
@@ -239,6 +236,34 @@ def target_choices(state: State, visible: list[str]) -> list[dict[str, str]]:
     ]
 
 
+def stat_rows(
+    uses: dict[str, list[str]], stats: dict[str, dict[str, Any]], ruleset_name: str
+) -> list[dict[str, Any]]:
+    """The combatant form's stat rows: the combatant's own stats, then every other stat its
+    ruleset rolls (only that ruleset's), each saying what rolls it; two blank rows last."""
+    rows = [
+        {
+            "name": k,
+            "dice": v.get("dice", ""),
+            "bonus": v.get("bonus", 0),
+            "uses": ", ".join(uses.get(k, [])) or f"not rolled by the {ruleset_name} rules",
+        }
+        for k, v in stats.items()
+    ]
+    rows += [
+        {"name": n, "dice": "", "bonus": 0, "uses": ", ".join(u)}
+        for n, u in uses.items()
+        if n not in stats
+    ]
+    rows += [{"name": "", "dice": "", "bonus": 0, "uses": ""} for _ in range(2)]
+    return rows
+
+
+def missing_stats(c: Any, needs: Iterable[str]) -> list[str]:
+    """The stats an action needs that the combatant has not got (any letter case)."""
+    return [n for n in needs if stat_bonus(c, n) is None]
+
+
 def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
     """Every catalogue action for one combatant: cost, allowed now or why not, and its options."""
     c = state.combatants[cid]
@@ -272,6 +297,8 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
                     "targets": targets,
                 }
             )
+        # A missing stat is said first and shortly: it stays missing until the GM sets it.
+        missing = missing_stats(c, a["needs"])
         out.append(
             {
                 "key": a["key"],
@@ -280,9 +307,10 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
                 "cost": a["cost"],
                 "summary": a["summary"],
                 "reaction": a["reaction"],
-                "allowed": a["allowed"],
+                "needs": ", ".join(a["needs"]),
+                "allowed": a["allowed"] and not missing,
                 # The engine names others in reasons by public name only (hidden: "someone else").
-                "reason": a["reason"],
+                "reason": f"Needs {', '.join(missing)}" if missing else a["reason"],
                 "fields": fields,
             }
         )

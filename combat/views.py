@@ -419,12 +419,7 @@ def combatant_form_context(enc: Encounter, state: State, cid: str | None) -> dic
     c = state.combatants.get(cid) if cid else None
     seats = [{"id": s.pk, "name": s.name} for s in enc.seats.filter(revoked=False)]
     seat_id = next((s.pk for s in enc.seats.filter(revoked=False) if cid and s.controls(cid)), None)
-    stats = dict(c.stats) if c else {}
-    rows = [
-        {"name": k, "dice": v.get("dice", ""), "bonus": v.get("bonus", 0)} for k, v in stats.items()
-    ]
-    rows += [{"name": n, "dice": "", "bonus": 0} for n in screens.STANDARD_STATS if n not in stats]
-    rows += [{"name": "", "dice": "", "bonus": 0} for _ in range(2)]
+    rows = screens.stat_rows(rs.stat_uses(state), dict(c.stats) if c else {}, rs.name)
     per = [
         {
             "key": s.key,

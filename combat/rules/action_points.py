@@ -159,6 +159,13 @@ ACTIONS = (
 
 class ActionPoints(Ruleset):
     key = "action_points"
+    other_stats = (
+        ("defend", "defence against attacks"),
+        ("defend_melee", "melee defence (instead of defend)"),
+        ("defend_ranged", "ranged defence (instead of defend)"),
+        ("defend_mental", "mental defence (instead of defend)"),
+        ("spell_damage", "Cast a Spell's damage"),
+    )
     name = "Action Points"
     currency = "AP"
     actions = ACTIONS

@@ -42,6 +42,8 @@ class Ruleset:
     has_seize = False
     # Commands of this ruleset alone, besides the shared table (commands.py).
     commands: tuple[CommandSpec, ...] = ()
+    # Stats the rules roll besides those the catalogue's actions name, and what for.
+    other_stats: tuple[tuple[str, str], ...] = (("defend", "defence against attacks"),)
 
     # --- settings and catalogue -------------------------------------------------------
     def default_settings(self) -> dict[str, Any]:
@@ -68,6 +70,19 @@ class Ruleset:
             if s.key == key:
                 return s.default
         raise KeyError(key)
+
+    def stat_uses(self, enc: Encounter | None = None) -> dict[str, list[str]]:
+        """Every stat this ruleset rolls, in catalogue order, with what rolls it: the
+        actions that need it (or need it of their target) and the other rolls."""
+        uses: dict[str, list[str]] = {}
+        for a in self.catalogue(enc).values():
+            for stat in a.extra.get("needs", ()):
+                uses.setdefault(stat, []).append(a.name)
+            for stat in a.extra.get("target_needs", ()):
+                uses.setdefault(stat, []).append(f"{a.name} (its target)")
+        for stat, what in self.other_stats:
+            uses.setdefault(stat, []).append(what)
+        return uses
 
     def catalogue(self, enc: Encounter | None = None) -> dict[str, ActionDef]:
         cat = {a.key: a for a in self.actions}

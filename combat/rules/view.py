@@ -49,6 +49,7 @@ def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[di
                 "cost": rs.cost_label(a),
                 "summary": a.summary,
                 "reaction": a.reaction,
+                "needs": list(a.extra.get("needs", ())),
                 "allowed": not reason,
                 "reason": reason,
                 "options": [o for o in a.options],

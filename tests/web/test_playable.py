@@ -136,3 +136,14 @@ def test_a_condition_timed_by_a_hidden_combatant_does_not_name_it(fight: TableFi
     assert "Prone (until the start of Lurking Troll&#x27;s next turn)" in gm_page
     page = t.p1.get(t.player1_url).content.decode()
     assert ">Prone</li>" in page and HIDDEN not in page
+
+
+def test_actions_say_which_stats_they_roll_and_a_missing_one_disables_them(ladder: TableFixture):
+    """action-ladder.md, Attack needs attack, damage and FCS: Bram (no FCS) sees Attack
+    disabled with "Needs FCS" before any click; the form's stat rows are the ladder's."""
+    t = ladder
+    page = t.p2.get(t.player2_url).content.decode()
+    assert "Rolls: attack, damage, FCS" in page
+    assert ">Needs FCS</p>" in page
+    form = t.gm.get(f"/enc/{t.enc.pk}/combatants/{t.goblin}/").content.decode()
+    assert 'value="first_aid"' in form and 'value="spell_damage"' not in form

@@ -305,6 +305,14 @@ ACTION_CHECKS: dict[str, Check] = {
 
 class ActionLadder(Ruleset):
     key = "action_ladder"
+    other_stats = (
+        ("defend", "defence against attacks"),
+        ("defend_melee", "melee defence (instead of defend)"),
+        ("defend_ranged", "ranged defence (instead of defend)"),
+        ("first_aid", "First Aid level (Administer, Aid)"),
+        ("athletics", "Athletics level (jumps, Grapple)"),
+        ("acrobatics", "Acrobatics level (jumps, escaping a Grapple)"),
+    )
     name = "Action Ladder"
     currency = "½-Action steps"
     actions = ACTIONS
