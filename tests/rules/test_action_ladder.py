@@ -250,7 +250,7 @@ PAY_CASES: list[tuple[str, dict[str, Any], str | None, int, int]] = [
     ("guard", {}, None, 1, 0),
     ("hide", {"target": "B"}, None, 2, 0),
     ("shove", {"target": "B"}, None, 0, 1),
-    ("throw", {"target": "B"}, None, 1, 0),
+    ("throw", {"target": "B", "distance": 3}, None, 1, 0),
     ("toss", {"target": "B"}, None, 0, 1),
     ("trip", {"target": "B"}, None, 2, 0),
     ("disengage", {}, None, 0, 1),
@@ -1224,7 +1224,7 @@ def test_throw_can_be_caught_after_the_hit():
     """'To catch a Thrown Weapon, use Catch after the Hit is resolved'; 'make an AGI + FCS
     Save (with bonuses) against the Attack; on success you catch it'."""
     t, a, b = duel()
-    ok(t.act(a, "throw", target=b))
+    ok(t.act(a, "throw", target=b, distance=3))
     assert t.state.pending[0].detail["choices"] == ["dodge"]  # 'may Dodge or Catch it'
     ok(t.player("react", actor=b, window=t.state.pending[0].id, accept=False))
     w = t.state.pending[0]
@@ -1236,7 +1236,7 @@ def test_throw_can_be_caught_after_the_hit():
 def test_thrown_item_not_caught_hits():
     """A declined Catch: the hit lands."""
     t, a, b = duel()
-    ok(t.act(a, "throw", target=b))
+    ok(t.act(a, "throw", target=b, distance=3))
     ok(t.player("react", actor=b, window=t.state.pending[0].id, accept=False))
     ok(t.player("react", actor=b, window=t.state.pending[0].id, accept=False))
     assert t.c(b).hp == 25

@@ -26,6 +26,9 @@ RANGED = Option("ranged", "Ranged", kind="bool", default=False)
 WHAT = Option("text", "What happens", kind="text")
 WEIGHT = Option("weight", "Item weight", min=0, max=1000, default=0)
 DISTANCE = Option("distance", "Distance (m)", min=0, max=1000, default=0)
+THROW_DISTANCE = Option(
+    "distance", "Distance (m), checked against the Throw Range", min=0, max=1000, required=True
+)
 
 
 def _act(key: str, name: str, cost: int, category: str, summary: str, **kw: Any) -> ActionDef:
@@ -368,7 +371,7 @@ ACTIONS = (
             TARGET,
             WEIGHT,
             Option("thrown", "Thrown (X)", min=0, max=100, default=0),
-            DISTANCE,
+            THROW_DISTANCE,
         ),
         extra={"needs": ("STR", *ATTACK_NEEDS)},
     ),
