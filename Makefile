@@ -8,8 +8,16 @@ PYTHON ?=
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 ARGS ?=
+# Parallel test workers (pytest-xdist). The suite mostly waits (browsers, servers,
+# sockets), so one more worker than cores keeps both cores busy.
+WORKERS ?= 3
+# Each test file runs in one worker, start to end: a file's browser, live server and
+# fixtures are made once.
+PARALLEL = -n $(WORKERS) --dist loadfile
+# What `make quick` leaves out: the browser, scale-out and fuzz tests (pyproject markers).
+QUICK = not browser and not scaleout and not fuzz
 
-.PHONY: run test bench lint typecheck check setup clean
+.PHONY: run test quick screenshots bench lint typecheck check setup clean
 
 setup: $(STAMP)
 
@@ -27,8 +35,18 @@ run: $(STAMP)
 	$(PY) manage.py seed_demo
 	$(PY) -m vtt.serve -b $${HOST:-127.0.0.1} -p $${PORT:-8000} vtt.asgi:application
 
+# The whole suite, in parallel. `make test ARGS=tests/rules` runs a part of it.
 test: $(STAMP)
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest $(PARALLEL) $(ARGS)
+
+# Everything but the browser, scale-out and fuzz tests: after every change.
+quick: $(STAMP)
+	$(PY) -m pytest $(PARALLEL) -m "$(QUICK)" $(ARGS)
+
+# Photographs every page into docs/screenshots/ (no other test run writes there).
+screenshots: $(STAMP)
+	VTT_SCREENSHOTS=1 $(PY) -m pytest $(ARGS) \
+		tests/browser/test_screenshots.py tests/ux/test_table_ready.py
 
 bench: $(STAMP)
 	$(PY) -m tests.bench $(ARGS)

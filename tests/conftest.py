@@ -26,6 +26,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _record(report)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that drives a real browser (it uses the `browser` fixture) is marked
+    `browser`, wherever its file is, so `make quick` can leave it out by marker."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _skipped and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -171,7 +171,7 @@ def request():
 for _ in range(10):
     t = threading.Thread(target=request)
     t.start()
-    t.join()
+    t.join(30)
 print(len(pids), len(set(pids)))
 """
 

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,14 @@ from typing import Any
 import pytest
 
 BROWSER_TESTS = Path(__file__).resolve().parent
-SCREENSHOTS = BROWSER_TESTS.parent.parent / "docs" / "screenshots"
+# The photographs in docs/screenshots/ are retaken only on request (`make screenshots`
+# sets VTT_SCREENSHOTS=1); any other run takes them into a folder of its own, so a test
+# run never changes a tracked file.
+SCREENSHOTS = (
+    BROWSER_TESTS.parent.parent / "docs" / "screenshots"
+    if os.environ.get("VTT_SCREENSHOTS") == "1"
+    else Path(tempfile.gettempdir()) / f"vtt-screenshots-{os.getpid()}"
+)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -159,9 +168,10 @@ def _make_app():
     )
 
 
-@pytest.fixture(scope="session")
-def live_server_url(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """http://127.0.0.1:<port> of a daphne process serving the test database."""
+@contextmanager
+def serving(django_db_blocker: Any, **settings: Any) -> Iterator[str]:
+    """http://127.0.0.1:<port> of a daphne process serving the test database, with
+    `settings` changed for it (the server inherits them at the fork)."""
     from django.db import connections
     from django.test.utils import override_settings
 
@@ -172,8 +182,8 @@ def live_server_url(django_db_setup, django_db_blocker) -> Iterator[str]:
     # The log-in page still checks a real password, with a hasher that takes
     # microseconds instead of a second (the default is slow on purpose). The server
     # inherits the setting at the fork; the tests that make users share it.
-    fast = override_settings(PASSWORD_HASHERS=FAST_HASHERS)
-    fast.enable()
+    changed = override_settings(PASSWORD_HASHERS=FAST_HASHERS, **settings)
+    changed.enable()
     process = None
     try:
         # The child is forked with the database unblocked, so its views may use it;
@@ -194,7 +204,14 @@ def live_server_url(django_db_setup, django_db_blocker) -> Iterator[str]:
         if process is not None:
             process.terminate()
             process.join(10)
-        fast.disable()
+        changed.disable()
+
+
+@pytest.fixture(scope="session")
+def live_server_url(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """http://127.0.0.1:<port> of a daphne process serving the test database."""
+    with serving(django_db_blocker) as url:
+        yield url
 
 
 # --- the browser ----------------------------------------------------------------------------
@@ -240,6 +257,8 @@ class Person:
     sockets: list[str] = field(default_factory=list)
     navigations: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # The page's form posts sent and not yet answered (by Playwright's request object).
+    posts_on_the_way: set[Any] = field(default_factory=set)
 
     # -- regions of the page -------------------------------------------------------------
     def region_for(self, cid: str) -> str:
@@ -283,6 +302,26 @@ class Person:
     def assert_no_errors(self) -> None:
         assert not self.errors, f"{self.name}'s page reported errors: {self.errors}"
 
+    def wait_for_posts_answered(self) -> None:
+        """Every post this page has sent is answered and htmx is done with it.
+
+        The marker that nothing more is coming from this page's clicks: a repeated post,
+        had the page sent one, is on the way or answered (and so logged) by now. A button
+        stays busy (data-busy) until htmx has swapped its answer in (static/js/posts.js).
+        """
+        deadline = time.monotonic() + EXPECT_TIMEOUT_MS / 1000
+        while True:
+            # A round trip to the page first: the events of requests it made before are in.
+            busy = self.page.evaluate("document.querySelectorAll('[data-busy]').length")
+            if not busy and not self.posts_on_the_way:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"{self.name}'s page still has {len(self.posts_on_the_way)} posts "
+                    f"unanswered and {busy} busy buttons"
+                )
+            self.page.wait_for_timeout(25)
+
     def wait_for_frames(self, count: int) -> None:
         deadline = time.monotonic() + EXPECT_TIMEOUT_MS / 1000
         while len(self.frames) < count:
@@ -312,7 +351,17 @@ def open_person(browser, role: str, name: str, **context_args: Any) -> Person:
         if msg.type == "error":
             person.errors.append(f"console: {msg.text}")
 
+    def on_request(request) -> None:
+        if request.method == "POST":
+            person.posts_on_the_way.add(request)
+
+    def on_request_done(request) -> None:
+        person.posts_on_the_way.discard(request)
+
     page.on("websocket", on_socket)
+    page.on("request", on_request)
+    page.on("requestfinished", on_request_done)
+    page.on("requestfailed", on_request_done)
     page.on("console", on_console)
     page.on("pageerror", lambda exc: person.errors.append(f"pageerror: {exc}"))
     # One "domcontentloaded" per document: a reload or a full-page post would add one.
@@ -449,11 +498,20 @@ def sit_down(browser, live_server_url, transactional_db) -> Iterator[Callable[..
     """Open the table for four people; every context is closed after the test."""
     opened: list[Person] = []
 
-    def sit(table: Table, **context_args: Any) -> People:
+    def sit(table: Table, *, fake_clock: bool = False, **context_args: Any) -> People:
+        """`fake_clock`: every page's timers run on Playwright's clock, which a test can
+        move forward (`person.page.clock.fast_forward`) instead of waiting."""
         base = live_server_url
         args = {"viewport": {"width": 1280, "height": 800}, **context_args}
-        gm = open_person(browser, "gm", "GM", **args)
-        opened.append(gm)
+
+        def person(role: str, name: str) -> Person:
+            p = open_person(browser, role, name, **args)
+            opened.append(p)
+            if fake_clock:
+                p.context.clock.install()  # time flows as usual until moved on
+            return p
+
+        gm = person("gm", "GM")
         log_in(gm, base, GM_USERNAME, GM_PASSWORD)
         gm.navigations.clear()  # from here on the GM stays on the console
         arrive(gm, f"{base}/enc/{table.enc.pk}/")
@@ -466,8 +524,7 @@ def sit_down(browser, live_server_url, transactional_db) -> Iterator[Callable[..
             ("player", "Player 2", seat2),
             ("spectator", "Spectator", watch),
         ):
-            p = open_person(browser, role, name, **args)
-            opened.append(p)
+            p = person(role, name)
             arrive(p, base + path)
             people.append(p)
         return People(gm, *people)

@@ -10,8 +10,6 @@ does leave is the same command under the same key and acts once (tests/web/test_
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from playwright.sync_api import expect
 
@@ -25,7 +23,6 @@ REPEATABLE = {
     "action_ladder": ("step", "bonus"),
     "initiative_passes": ("reload", "ap"),
 }
-SETTLE_S = 1.5  # long enough for a second post, had one been sent, to be logged
 
 
 def commands(t, kind: str) -> int:
@@ -57,8 +54,10 @@ def triple_tap(p: Person, locator) -> None:
 
 
 def settle(people) -> None:
-    time.sleep(SETTLE_S)
+    """Every post the clicks sent is answered (a repeat that left the page is logged by
+    now), and none of the answers was a refusal."""
     for p in people:
+        p.wait_for_posts_answered()
         expect(p.page.get_by_test_id("refusal")).to_have_count(0)
 
 

@@ -10,6 +10,7 @@ application.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from typing import Any
 
@@ -61,22 +62,40 @@ def sockets(t: Table) -> dict[str, WebsocketCommunicator]:
     }
 
 
-async def drain(comm: WebsocketCommunicator) -> list[str]:
+def is_view(frame: str) -> bool:
+    """A frame of the table's view (presence updates to the GM are not)."""
+    return 'id="sync"' in frame
+
+
+def is_whole_view(frame: str) -> bool:
+    # A push names the version it follows; the whole view (on connecting or asking) does not.
+    return is_view(frame) and "data-prev-version" not in frame
+
+
+async def first_view(comm: WebsocketCommunicator) -> None:
+    """The whole view every socket gets on connecting."""
+    while not is_whole_view(await comm.receive_from(timeout=TIMEOUT)):
+        pass
+
+
+async def views_until_resync(comm: WebsocketCommunicator) -> list[str]:
+    """The view frames that reach the socket before the answer to a resync sent now.
+
+    The answer is the marker that nothing more is on its way: anything the server pushed
+    before it was asked comes first.
+    """
+    await comm.send_to(text_data=json.dumps({"type": "resync"}))
     frames = []
-    while not await comm.receive_nothing(timeout=0.3):
-        frames.append(await comm.receive_from(timeout=TIMEOUT))
+    while not is_whole_view(frame := await comm.receive_from(timeout=TIMEOUT)):
+        if is_view(frame):
+            frames.append(frame)
     return frames
 
 
-async def drain_all(socks: dict[str, WebsocketCommunicator]) -> dict[str, list[str]]:
-    """Every socket's view frames until each has been quiet for 0.3 s (all at once).
-
-    Presence updates (who is connected, to the GM) come and go with sockets, not with
-    commands, and are left out.
-    """
-    frames = await asyncio.gather(*(drain(c) for c in socks.values()))
-    views = [[f for f in got if 'id="sync"' in f] for got in frames]
-    return dict(zip(socks, views, strict=True))
+async def views_so_far(socks: dict[str, WebsocketCommunicator]) -> dict[str, list[str]]:
+    """Each socket's view frames pushed so far (all sockets at once), presence left out."""
+    frames = await asyncio.gather(*(views_until_resync(c) for c in socks.values()))
+    return dict(zip(socks, frames, strict=True))
 
 
 def spend(t: Table) -> services.Result:
@@ -91,7 +110,8 @@ async def test_an_error_midway_changes_no_row_and_pushes_no_frame(where: str, mo
     for comm in socks.values():
         connected, _ = await comm.connect(timeout=TIMEOUT)
         assert connected
-    await drain_all(socks)  # the whole view, and presence updates for the GM
+        await first_view(comm)
+    await views_so_far(socks)  # and the presence updates for the GM as the others came
 
     before = await database_sync_to_async(snapshot)()
     reached = []
@@ -119,7 +139,7 @@ async def test_an_error_midway_changes_no_row_and_pushes_no_frame(where: str, mo
 
     assert reached == [t.enc.version + 1], "the failure came before the state was saved"
     assert await database_sync_to_async(snapshot)() == before
-    assert await drain_all(socks) == {name: [] for name in socks}
+    assert await views_so_far(socks) == {name: [] for name in socks}
 
     # The same command, committed: exactly one frame per audience, with the new version.
     monkeypatch.undo()
@@ -127,7 +147,7 @@ async def test_an_error_midway_changes_no_row_and_pushes_no_frame(where: str, mo
         assert LogEntry.objects.create == real_create
     result = await database_sync_to_async(spend)(t)
     assert result.ok and result.version == t.enc.version + 1
-    for name, frames in (await drain_all(socks)).items():
+    for name, frames in (await views_so_far(socks)).items():
         versions = [set(re.findall(r'data-version="(\d+)"', f)) for f in frames]
         assert versions == [{str(result.version)}], (name, versions)
         assert f'data-prev-version="{result.version - 1}"' in frames[0], name

@@ -7,6 +7,7 @@ REDIS_URL: the in-memory layer.
 
 from __future__ import annotations
 
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,8 @@ import pytest
 from tests.bench.servers import ROOT, Daphne, clean_env
 from vtt import single_process
 from vtt.single_process import MESSAGE, AlreadyServed, claim, database_key, lock_path
+
+pytestmark = pytest.mark.scaleout
 
 APP = "vtt.asgi:application"
 
@@ -76,7 +79,10 @@ def test_the_lock_is_per_database_and_released_with_its_holder(tmp_path: Path) -
         text=True,
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert holder.stdout is not None
+        ready, _, _ = select.select([holder.stdout], [], [], 30)
+        assert ready, "the lock holder said nothing within 30 s"
+        assert holder.stdout.readline().strip() == "held"
         with pytest.raises(AlreadyServed) as refused:
             claim(key, tmp_path)
         assert refused.value.holder == str(holder.pid)
@@ -85,7 +91,7 @@ def test_the_lock_is_per_database_and_released_with_its_holder(tmp_path: Path) -
         assert lock_path(other, tmp_path) != path
     finally:
         holder.kill()
-        holder.wait()
+        holder.wait(10)
         if holder.stdout is not None:
             holder.stdout.close()
     claim(key, tmp_path)  # free again once the holder is gone
@@ -93,10 +99,26 @@ def test_the_lock_is_per_database_and_released_with_its_holder(tmp_path: Path) -
 
 
 def test_only_server_processes_take_the_lock() -> None:
-    # A test run, a shell or a management command imports the application without serving.
-    assert not single_process.serving(["pytest"])
+    # A shell, a test run or a management command imports the application without serving:
+    # in a fresh interpreter (this test process may have imported daphne's command line
+    # for a test of its own), loading the whole application loads no server.
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, django; django.setup(); import vtt.asgi; "
+            "from vtt import single_process; "
+            "print(single_process.serving(['manage.py', 'shell']), 'daphne.cli' in sys.modules)",
+        ],
+        cwd=ROOT,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.split() == ["False", "False"]
     assert single_process.serving(["manage.py", "runserver"])
-    assert "daphne.cli" not in sys.modules
 
 
 def test_postgresql_databases_are_named_by_server_and_name() -> None:

@@ -31,6 +31,8 @@ from tests.bench.servers import (
 )
 from tests.scaleout.conftest import Frames, need_services
 
+pytestmark = pytest.mark.scaleout
+
 APP = "vtt.asgi:application"
 TIMEOUT = 15
 

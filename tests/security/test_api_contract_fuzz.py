@@ -51,9 +51,8 @@ CHECKS = [
 POSITIVE = int(os.environ.get("VTT_FUZZ_POSITIVE", "85"))
 NEGATIVE = int(os.environ.get("VTT_FUZZ_NEGATIVE", "12"))
 UNKNOWN = 10
-AT_LEAST = 2000
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz]
 
 
 def start_server(log: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -198,4 +197,6 @@ def test_every_operation_keeps_its_contract_for_every_caller(
     assert not failures, f"{len(failures)} findings:\n\n" + "\n\n".join(failures.values())
     assert set(sent) == {op.label for op in operations}
     assert {status for (_, status) in statuses} >= {200, 201, 400, 401, 403, 404, 409}
-    assert total >= AT_LEAST
+    # At least half the requests the sizes above ask for (Hypothesis stops early on an
+    # operation with few distinct inputs), so a smaller VTT_FUZZ_* run is still checked.
+    assert total >= len(operations) * (3 * POSITIVE + UNKNOWN) // 2
