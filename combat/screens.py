@@ -22,7 +22,7 @@ from django.urls import reverse
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
-from combat.rules.view import availability, redacted
+from combat.rules.view import UNSEEN, availability, redacted
 from combat.templatetags.memo import KeyedDict, KeyedList
 
 GM = "gm"
@@ -647,7 +647,8 @@ def pending_windows(
                 "label": kind_label(w["kind"]),
                 "reactor": w["reactor"],
                 "reactor_name": state.name_of(w["reactor"]),
-                "trigger_name": state.name_of(w["trigger"]),
+                # A hidden attacker's window reaches its target's player without it.
+                "trigger_name": UNSEEN if w.get("trigger_unseen") else state.name_of(w["trigger"]),
                 "mine": mine,
                 "offers": defence_offers(state, w) if mine and w["kind"] == "defend" else [],
             }

@@ -316,6 +316,9 @@ class ActionLadder(Ruleset):
     name = "Action Ladder"
     currency = "½-Action steps"
     actions = ACTIONS
+    # Attacked or thrown at by someone unseen, the defender still Dodges, Parries, Blocks
+    # or Catches; a hidden mover's Opportunity Attack is the GM's (one cannot see it go).
+    unseen_windows = frozenset({"defend", "catch"})
     settings = (
         Setting(
             "turn_effort",
@@ -748,9 +751,16 @@ class ActionLadder(Ruleset):
         super().check_timing(enc, c, a, opts)
         mine = [w for w in enc.pending if w.reactor == c.id and w.kind in ("defend", "catch")]
         if mine:
+            by = enc.combatants.get(mine[0].trigger)
+            # The defender's player is shown the prompt "from someone unseen" (view.py).
+            attack = (
+                f"{by.name}'s attack"
+                if by is not None and not by.hidden
+                else "the attack of someone unseen"
+            )
             raise refuse(
                 "answer_first",
-                f"{c.name} must first answer {enc.public_name(mine[0].trigger)}'s attack "
+                f"{c.name} must first answer {attack} "
                 f"({'Catch' if mine[0].kind == 'catch' else 'Dodge, Parry or Block'}, or let "
                 "it pass).",
             )
