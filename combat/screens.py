@@ -22,7 +22,7 @@ from django.urls import reverse
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
-from combat.rules.view import UNSEEN, availability, redacted
+from combat.rules.view import UNSEEN, availability, lasts, redacted
 from combat.templatetags.memo import KeyedDict, KeyedList
 
 GM = "gm"
@@ -88,24 +88,21 @@ def event_shown(ev: dict[str, Any], hidden: Iterable[str]) -> bool:
 def effect_text(effect: Any, hidden: Iterable[str], state: State | None = None) -> str:
     """A lasting effect as a reader sees it: "grappled by the Troll" names the Troll, so
     while the Troll is hidden the effect shows only its own name ("Grappled"). A condition
-    the GM set says how long it lasts."""
+    the GM set says how long it lasts, as the reader may know it: "until the end of a
+    turn" when that turn is a hidden combatant's."""
     gone = set(hidden)
-    refs = [effect.until_of, *(v for v in (effect.detail or {}).values() if isinstance(v, str))]
+    refs = [v for v in (effect.detail or {}).values() if isinstance(v, str)]
+    if not (effect.detail or {}).get("condition"):
+        # Only a condition's words are the GM's name and stacks; another effect's text may
+        # name whose turn ends it.
+        refs.append(effect.until_of)
     if gone and any(r in gone for r in refs):
         return str(effect.name)
     text = str(effect.text or effect.name)
     if state is None or not (effect.detail or {}).get("condition"):
         return text
-    return text + condition_lasts(effect, state)
-
-
-def condition_lasts(effect: Any, state: State) -> str:
-    if effect.expires in ("turn_start", "turn_end"):
-        edge = "start" if effect.expires == "turn_start" else "end"
-        return f" (until the {edge} of {state.name_of(effect.until_of)}'s next turn)"
-    if effect.expires == "rounds":
-        return f" (until the end of round {effect.detail.get('last_round')})"
-    return ""
+    words = lasts(state, effect, gone)
+    return f"{text} ({words})" if words else text
 
 
 def format_roll(roll: dict[str, Any]) -> str:

@@ -7,12 +7,13 @@ hidden combatant never reaches a player's or a spectator's HTML or frames.
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from typing import Any
 
 from .base import Ruleset
 from .refusal import Refused
 from .registry import get_ruleset
-from .state import Encounter, Window
+from .state import Effect, Encounter, Window
 
 GM = "gm"
 PLAYER = "player"
@@ -83,6 +84,23 @@ def _is(value: Any, hidden: set[str]) -> bool:
     return isinstance(value, str) and value in hidden
 
 
+def lasts(enc: Encounter, e: Effect, hidden: Collection[str] = ()) -> str:
+    """How long a lasting effect lasts, in words for a reader who cannot see `hidden`:
+    "until the end of Ogre's next turn", or "until the end of a turn" when the turn is a
+    combatant's the reader cannot see; "until the end of round 3"; "" until cleared."""
+    if e.expires in ("turn_start", "turn_end"):
+        edge = "start" if e.expires == "turn_start" else "end"
+        whose = enc.combatants.get(e.until_of or "")
+        if whose is None or whose.id in hidden:
+            return f"until the {edge} of a turn"
+        return f"until the {edge} of {whose.name}'s next turn"
+    if e.expires == "rounds":
+        return f"until the end of round {e.detail.get('last_round')}"
+    if e.expires == "round_end":
+        return "until the end of the round"
+    return ""
+
+
 def window_for(enc: Encounter, w: Window, audience: str) -> dict[str, Any] | None:
     """An open reaction window as a reader sees it, or None when they see nothing of it.
 
@@ -131,16 +149,27 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     """The state as an audience may see it (for the JSON API and the views)."""
     data = enc.to_dict()
     if audience == GM:
+        for cid, c in data["combatants"].items():
+            for e, effect in zip(c["effects"], enc.combatants[cid].effects, strict=True):
+                e["lasts"] = lasts(enc, effect)
         return data
     hidden = {cid for cid, c in enc.combatants.items() if c.hidden}
     data["combatants"] = {cid: c for cid, c in data["combatants"].items() if cid not in hidden}
-    for c in data["combatants"].values():
+    for cid, c in data["combatants"].items():
         c["engaged"] = [i for i in c["engaged"] if i not in hidden]
-        for e in c["effects"]:
-            refs = [e.get("until_of"), *(e.get("detail") or {}).values()]
+        for e, effect in zip(c["effects"], enc.combatants[cid].effects, strict=True):
+            e["lasts"] = lasts(enc, effect, hidden)
+            if e.get("until_of") in hidden:
+                # On a hidden combatant's turn: when, not whose ("until the end of a turn").
+                e.update(until_of=None, until_unseen=True)
+            refs = [*(e.get("detail") or {}).values()]
+            if not effect.detail.get("condition"):
+                # Only a condition's text is the GM's name and stacks; another effect's
+                # text may name whose turn ends it.
+                refs.append(effect.until_of)
             if any(isinstance(r, str) and r in hidden for r in refs):
-                # "grappled by" a hidden combatant: the effect, not who or whose turn.
-                e.update(text=e["name"], detail={}, until_of=None)
+                # "grappled by" a hidden combatant: the effect, not who.
+                e.update(text=e["name"], detail={})
         for key in ("carry", "prepared", "turn", "round"):
             c[key] = _without(c[key], hidden)
         # The order of adding and the hand-set tie order count hidden combatants too.

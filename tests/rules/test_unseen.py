@@ -2,8 +2,8 @@
 
 A hidden NPC's attack on Ana reaches Ana's player as a defence prompt "from someone
 unseen" that they can answer; a hidden NPC's own chance to react leaves no trace but
-"Waiting for the GM.". Each reader's view is built from what that reader may see
-(combat.rules.view).
+"Waiting for the GM."; a condition timed on a hidden NPC's turn lasts "until the end of
+a turn". Each reader's view is built from what that reader may see (combat.rules.view).
 """
 
 from __future__ import annotations
@@ -110,6 +110,25 @@ def test_a_hidden_npcs_own_opportunity_attack_leaves_no_trace():
     # The GM settles it; Ana goes on.
     ok(t.gm("close_windows"))
     assert all(a["reason"] != "Waiting for the GM." for a in availability(t.state, ana))
+
+
+def test_a_condition_until_a_hidden_combatants_turn_lasts_until_the_end_of_a_turn():
+    t, lurker, ana = ambush()
+    ok(t.gm("set_condition", actor=ana, name="Bleeding", stacks=2, until="turn_end", of=lurker))
+    [gm_effect] = redacted(t.state, GM)["combatants"][ana]["effects"]
+    assert gm_effect["until_of"] == lurker
+    assert gm_effect["lasts"] == f"until the end of {LURKER}'s next turn"
+    for audience in (PLAYER, PUBLIC):
+        [effect] = redacted(t.state, audience)["combatants"][ana]["effects"]
+        assert effect["expires"] == "turn_end"
+        assert effect["until_of"] is None and effect["until_unseen"] is True
+        assert effect["lasts"] == "until the end of a turn"
+        assert effect["text"] == "Bleeding 2" and effect["detail"]["stacks"] == 2
+    # Revealed, it names whose turn again.
+    ok(t.gm("reveal", actor=lurker))
+    [effect] = redacted(t.state, PLAYER)["combatants"][ana]["effects"]
+    assert effect["until_of"] == lurker and "until_unseen" not in effect
+    assert effect["lasts"] == f"until the end of {LURKER}'s next turn"
 
 
 def test_ana_is_not_offered_an_opportunity_attack_on_someone_she_cannot_see():

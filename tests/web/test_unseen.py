@@ -44,6 +44,7 @@ def test_the_player_answers_an_unseen_attackers_prompt(gm_user):
     ana = add(enc, name="Ana", side="pc", hp=30, initiative=10, stats=FIGHTER)
     seat = services.create_seat(enc.pk, "Player 1", [ana])
     gm(enc, type="start_combat")
+    gm(enc, type="set_condition", actor=ana, name="Bleeding", until="turn_end", of=lurker)
     gm(enc, type="act", actor=lurker, action="attack", options={"target": ana})
     enc.refresh_from_db()
     [window] = enc.state["pending"]
@@ -53,6 +54,7 @@ def test_the_player_answers_an_unseen_attackers_prompt(gm_user):
     assert "Defend</strong>: Ana may react to someone unseen now." in page
     assert f'data-testid="defend-{window["id"]}-dodge"' in page
     assert "Dodge +4" in page and "1 Bonus Action" in page
+    assert "Bleeding (until the end of a turn)" in page
     assert "Reaction available:</strong> Defend for Ana against someone unseen" in page
     assert "the attack of someone unseen" in page  # why Ana's actions wait
     assert LURKER not in page and lurker not in page and "31" not in page
@@ -61,6 +63,8 @@ def test_the_player_answers_an_unseen_attackers_prompt(gm_user):
     body = Client().get(f"{api}/", **bearer(seat.token)).json()
     [seen] = body["state"]["pending"]
     assert seen["id"] == window["id"] and seen["trigger"] is None and seen["trigger_unseen"]
+    [bleeding] = body["state"]["combatants"][ana]["effects"]
+    assert bleeding["until_of"] is None and bleeding["lasts"] == "until the end of a turn"
     text = json.dumps(body)
     assert LURKER not in text and lurker not in text
 
