@@ -8,7 +8,7 @@ import json
 import pytest
 from django.test import Client
 
-from combat import services
+from combat import broadcast, services
 from combat.access import gm_viewer
 from combat.models import Encounter
 
@@ -58,6 +58,14 @@ def test_the_player_answers_an_unseen_attackers_prompt(gm_user):
     assert "Reaction available:</strong> Defend for Ana against someone unseen" in page
     assert "the attack of someone unseen" in page  # why Ana's actions wait
     assert LURKER not in page and lurker not in page and "31" not in page
+
+    # The pushed frames are rendered from the same view: the prompt, without the Lurker.
+    enc.refresh_from_db()
+    frame = broadcast.render_player(enc, seat, prev_version=enc.version - 1)
+    assert "Ana may react to someone unseen now" in frame
+    watched = broadcast.render_public(enc, prev_version=enc.version - 1)  # shows no prompts
+    for text in (frame, watched):
+        assert LURKER not in text and lurker not in text and "31" not in text
 
     api = f"/api/encounters/{enc.pk}"
     body = Client().get(f"{api}/", **bearer(seat.token)).json()
