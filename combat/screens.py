@@ -85,6 +85,32 @@ def event_shown(ev: dict[str, Any], hidden: Iterable[str]) -> bool:
     return not any(i in gone for i in ev.get("involved") or ())
 
 
+def event_for(ev: dict[str, Any], hidden: Iterable[str]) -> dict[str, Any] | None:
+    """The event as a reader who cannot see `hidden` sees it, or None when they see none
+    of it: the event itself when `event_shown`; else its own words for readers who cannot
+    see the attacker (`Events.unseen`), when the attacker is the only one it involves that
+    is hidden now ("Someone unseen: Attack on Ana … hit for 5 damage.")."""
+    if event_shown(ev, hidden):
+        return ev
+    unseen = ev.get("unseen")
+    if not unseen:
+        return None
+    hides = set(unseen.get("hides") or ())
+    gone = set(hidden)
+    involved = [i for i in ev.get("involved") or () if i not in hides]
+    if any(i in gone for i in involved):
+        return None
+    return {
+        **{k: v for k, v in ev.items() if k != "unseen"},
+        "text": unseen.get("text", ""),
+        "actor": None if ev.get("actor") in hides else ev.get("actor"),
+        "involved": involved,
+        "rolls": list(unseen.get("rolls") or []),
+        "data": dict(unseen.get("data") or {}),
+        "gm_only": False,
+    }
+
+
 def effect_text(effect: Any, hidden: Iterable[str], state: State | None = None) -> str:
     """A lasting effect as a reader sees it: "grappled by the Troll" names the Troll, so
     while the Troll is hidden the effect shows only its own name ("Grappled"). A condition
@@ -428,8 +454,9 @@ def _entry_lines(entry: Entry, gm: bool, hidden: tuple[str, ...]) -> list[KeyedD
             _LINES.move_to_end(key)
             return known
     lines: list[KeyedDict] = []
-    for ev in reversed(entry.events):
-        if not gm and not event_shown(ev, hidden):
+    for seen in reversed(entry.events):
+        ev = seen if gm else event_for(seen, hidden)
+        if ev is None:
             continue
         text = ev.get("text", "")
         # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
@@ -541,7 +568,7 @@ def seat_notice(
     controls = set(seat.combatant_ids)
     for entry in entries:  # newest first
         if not entry.undone:
-            shown = [ev for ev in entry.events if event_shown(ev, hidden)]
+            shown = [ev for e in entry.events if (ev := event_for(e, hidden)) is not None]
             own = entry.seat_id == seat.pk and entry.kind == LogEntry.COMMAND
             touched = [
                 ev

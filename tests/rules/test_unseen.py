@@ -70,6 +70,14 @@ def test_the_player_answers_the_unseen_attack_and_it_resolves():
     assert t.c(ana).res["bonus"] == 1  # the Dodge's Bonus Action
     [attack] = [e for e in out.events if e["kind"] == "attack"]
     assert "Dodge" in attack["text"] and attack["data"]["target"] == ana
+    assert attack["gm_only"] and LURKER in attack["text"]
+    # Its words for those who cannot see the Lurker: the defence and its outcome, with
+    # Ana's own rolls (defence, Dodge) and none of the Lurker's.
+    unseen = attack["unseen"]
+    assert unseen["hides"] == [lurker]
+    assert unseen["text"].startswith("Someone unseen: Attack on Ana, against melee defence ")
+    assert "Dodge" in unseen["text"] and not leaks([unseen["text"], unseen["rolls"]], lurker)
+    assert len(unseen["rolls"]) == 2 and unseen["rolls"] == attack["rolls"][1:3]
 
 
 def test_while_the_prompt_is_open_ana_is_told_to_answer_someone_unseen():

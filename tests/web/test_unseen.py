@@ -91,6 +91,18 @@ def test_the_player_answers_an_unseen_attackers_prompt(gm_user):
     )
     assert answer.status_code == 200, answer.content
     assert LURKER not in answer.content.decode() and lurker not in answer.content.decode()
+    # The player is told how it went, from what they may see: their defence, not who.
+    [told] = [e for e in answer.json()["events"] if e["kind"] == "attack"]
+    assert (
+        told["text"]
+        == "Someone unseen: Attack on Ana, against melee defence 1 + Dodge 5 = 6: miss."
+    )
+    assert "Dodge" in told["text"] and told["actor"] is None and told["involved"] == [ana]
+    page = Client().get(f"/p/{seat.token}/").content.decode()
+    assert "Someone unseen: Attack on Ana, against" in page  # the notice and the log
+    assert LURKER not in page and lurker not in page
+    log = Client().get(f"{api}/log/", **bearer(seat.token)).content.decode()
+    assert "Someone unseen: Attack on Ana" in log and LURKER not in log and lurker not in log
     enc.refresh_from_db()
     assert enc.state["pending"] == []
     assert enc.state["combatants"][ana]["res"]["bonus"] == 1  # the Dodge was paid

@@ -1683,26 +1683,37 @@ class ActionLadder(Ruleset):
             f"{c.name}: {spec['name']} on {t.name} ({', '.join(spec['notes'])}), "
             f"{atk.total} against {against}"
         )
+        # To those who cannot see the attacker: what reached the defender, and the
+        # defender's own rolls, not the attacker's name, bonuses or dice.
+        unseen_head = f"Someone unseen: {spec['name']} on {t.name}, against {against}"
+        seen_rolls = tuple(rolls[1:])
         if atk.total < total:
-            ev.add(
+            data = {"hit": False, "target": t.id, "action": spec["action"]}
+            line = ev.add(
                 "attack",
                 f"{head}: miss.",
                 actor=c.id,
                 involved=(t.id,),
                 rolls=tuple(rolls),
-                data={"hit": False, "target": t.id, "action": spec["action"]},
+                data=data,
             )
+            if c.hidden:
+                ev.unseen(line, c.id, f"{unseen_head}: miss.", seen_rolls, data)
             return
         dmg = roll_of(c, "damage", 0, rng, spec["name"])
         rolls.append(dmg)
-        ev.add(
+        data = {"hit": True, "damage": dmg.total, "target": t.id, "action": spec["action"]}
+        line = ev.add(
             "attack",
             f"{head}: hit for {dmg.total} damage.",
             actor=c.id,
             involved=(t.id,),
             rolls=tuple(rolls),
-            data={"hit": True, "damage": dmg.total, "target": t.id, "action": spec["action"]},
+            data=data,
         )
+        if c.hidden:
+            text = f"{unseen_head}: hit for {dmg.total} damage."
+            ev.unseen(line, c.id, text, seen_rolls, data)
         after = spec.get("after")
         if after == "throw" and self.can_catch(enc, t):
             self.open_catch(
