@@ -250,7 +250,7 @@ def visible_events(
     if viewer.is_gm:
         return events
     hidden = screens.hidden_ids(state)
-    return [e for e in events if screens.event_shown(e, hidden)]
+    return [ev for e in events if (ev := screens.event_for(e, hidden)) is not None]
 
 
 # What players and spectators never see of a visible NPC: the GM's numbers and notes.

@@ -22,7 +22,7 @@ from django.urls import reverse
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
-from combat.rules.view import availability, redacted
+from combat.rules.view import UNSEEN, availability, lasts, redacted
 from combat.templatetags.memo import KeyedDict, KeyedList
 
 GM = "gm"
@@ -85,27 +85,50 @@ def event_shown(ev: dict[str, Any], hidden: Iterable[str]) -> bool:
     return not any(i in gone for i in ev.get("involved") or ())
 
 
+def event_for(ev: dict[str, Any], hidden: Iterable[str]) -> dict[str, Any] | None:
+    """The event as a reader who cannot see `hidden` sees it, or None when they see none
+    of it: the event itself when `event_shown`; else its own words for readers who cannot
+    see the attacker (`Events.unseen`), when the attacker is the only one it involves that
+    is hidden now ("Someone unseen: Attack on Ana … hit for 5 damage.")."""
+    if event_shown(ev, hidden):
+        return ev
+    unseen = ev.get("unseen")
+    if not unseen:
+        return None
+    hides = set(unseen.get("hides") or ())
+    gone = set(hidden)
+    involved = [i for i in ev.get("involved") or () if i not in hides]
+    if any(i in gone for i in involved):
+        return None
+    return {
+        **{k: v for k, v in ev.items() if k != "unseen"},
+        "text": unseen.get("text", ""),
+        "actor": None if ev.get("actor") in hides else ev.get("actor"),
+        "involved": involved,
+        "rolls": list(unseen.get("rolls") or []),
+        "data": dict(unseen.get("data") or {}),
+        "gm_only": False,
+    }
+
+
 def effect_text(effect: Any, hidden: Iterable[str], state: State | None = None) -> str:
     """A lasting effect as a reader sees it: "grappled by the Troll" names the Troll, so
     while the Troll is hidden the effect shows only its own name ("Grappled"). A condition
-    the GM set says how long it lasts."""
+    the GM set says how long it lasts, as the reader may know it: "until the end of a
+    turn" when that turn is a hidden combatant's."""
     gone = set(hidden)
-    refs = [effect.until_of, *(v for v in (effect.detail or {}).values() if isinstance(v, str))]
+    refs = [v for v in (effect.detail or {}).values() if isinstance(v, str)]
+    if not (effect.detail or {}).get("condition"):
+        # Only a condition's words are the GM's name and stacks; another effect's text may
+        # name whose turn ends it.
+        refs.append(effect.until_of)
     if gone and any(r in gone for r in refs):
         return str(effect.name)
     text = str(effect.text or effect.name)
     if state is None or not (effect.detail or {}).get("condition"):
         return text
-    return text + condition_lasts(effect, state)
-
-
-def condition_lasts(effect: Any, state: State) -> str:
-    if effect.expires in ("turn_start", "turn_end"):
-        edge = "start" if effect.expires == "turn_start" else "end"
-        return f" (until the {edge} of {state.name_of(effect.until_of)}'s next turn)"
-    if effect.expires == "rounds":
-        return f" (until the end of round {effect.detail.get('last_round')})"
-    return ""
+    words = lasts(state, effect, gone)
+    return f"{text} ({words})" if words else text
 
 
 def format_roll(roll: dict[str, Any]) -> str:
@@ -431,8 +454,9 @@ def _entry_lines(entry: Entry, gm: bool, hidden: tuple[str, ...]) -> list[KeyedD
             _LINES.move_to_end(key)
             return known
     lines: list[KeyedDict] = []
-    for ev in reversed(entry.events):
-        if not gm and not event_shown(ev, hidden):
+    for seen in reversed(entry.events):
+        ev = seen if gm else event_for(seen, hidden)
+        if ev is None:
             continue
         text = ev.get("text", "")
         # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
@@ -544,7 +568,7 @@ def seat_notice(
     controls = set(seat.combatant_ids)
     for entry in entries:  # newest first
         if not entry.undone:
-            shown = [ev for ev in entry.events if event_shown(ev, hidden)]
+            shown = [ev for e in entry.events if (ev := event_for(e, hidden)) is not None]
             own = entry.seat_id == seat.pk and entry.kind == LogEntry.COMMAND
             touched = [
                 ev
@@ -647,7 +671,8 @@ def pending_windows(
                 "label": kind_label(w["kind"]),
                 "reactor": w["reactor"],
                 "reactor_name": state.name_of(w["reactor"]),
-                "trigger_name": state.name_of(w["trigger"]),
+                # A hidden attacker's window reaches its target's player without it.
+                "trigger_name": UNSEEN if w.get("trigger_unseen") else state.name_of(w["trigger"]),
                 "mine": mine,
                 "offers": defence_offers(state, w) if mine and w["kind"] == "defend" else [],
             }

@@ -22,7 +22,7 @@ from combat import broadcast, screens, statediff
 from combat.access import GM, PLAYER, Viewer
 from combat.models import Encounter, LogEntry, Seat, new_token
 from combat.rules import Encounter as State
-from combat.rules import Refusal, apply, new_encounter, rulesets
+from combat.rules import Refusal, apply, new_encounter, rulesets, view
 from combat.rules.engine import NO_WINDOW, UNKNOWN_COMMAND
 from combat.rules.registry import command_spec
 from combat.rules.state import UNKNOWN_COMBATANT
@@ -168,10 +168,10 @@ def _named_ids(command: dict[str, Any]) -> list[str]:
     return [str(i) for i in ids if isinstance(i, str) and i]
 
 
-def _window_shown(state: State, wid: Any, hidden: set[str]) -> bool:
-    """A window the players see: one that exists and that nobody hidden opened or holds."""
-    w = next((w for w in state.pending if w.id == wid), None)
-    return w is not None and w.reactor not in hidden and w.trigger not in hidden
+def _window_shown(state: State, wid: Any) -> bool:
+    """A window the players see, as their pages and the API show it (`windows_for`): one
+    a visible combatant holds, even when a hidden one opened it (its attack on Ana)."""
+    return any(w["id"] == wid for w in view.windows_for(state, view.PLAYER))
 
 
 def check_permission(
@@ -198,7 +198,7 @@ def check_permission(
         return Refusal(spec.missing_code, spec.missing_actor)
     if not seat.controls(actor):
         return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
-    if spec.window and not _window_shown(state, command.get("window"), hidden):
+    if spec.window and not _window_shown(state, command.get("window")):
         # Last, so that it is exactly the engine's answer for a window that does not exist,
         # whatever else the command holds (issue 12 item 10).
         return Refusal("no_window", NO_WINDOW)

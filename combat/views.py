@@ -226,8 +226,9 @@ def _form_key(request: HttpRequest, viewer: Viewer) -> services.FormKey | None:
 
 
 def _notice(result: services.Result, viewer: Viewer, hidden: tuple[str, ...]) -> str:
-    for ev in result.events:
-        if viewer.is_gm or screens.event_shown(ev, hidden):
+    for event in result.events:
+        ev = event if viewer.is_gm else screens.event_for(event, hidden)
+        if ev is not None:
             return str(ev.get("text", "Done."))
     return "Done."
 

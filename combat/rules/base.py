@@ -44,6 +44,10 @@ class Ruleset:
     commands: tuple[CommandSpec, ...] = ()
     # Stats the rules roll besides those the catalogue's actions name, and what for.
     other_stats: tuple[tuple[str, str], ...] = (("defend", "defence against attacks"),)
+    # Reaction windows a hidden combatant opens on a visible one that the visible one's
+    # player still answers, "from someone unseen": something done to them (an attack to
+    # defend against). Any other window a hidden combatant opens or holds is the GM's.
+    unseen_windows: frozenset[str] = frozenset()
 
     # --- settings and catalogue -------------------------------------------------------
     def default_settings(self) -> dict[str, Any]:
@@ -425,12 +429,15 @@ class Ruleset:
 
 def waiting_sentence(enc: Encounter, waiting: list[Window], of: str = "") -> str:
     """Why a turn cannot go on yet, naming only visible reactors: the same sentence goes to
-    the players, so a hidden reactor is neither named nor counted (issue 12 item 10)."""
+    the players, so a hidden reactor is neither named nor counted (issue 12 item 10), nor
+    hinted at: with only hidden ones it says "Waiting for the GM."."""
     shown = [w.reactor for w in waiting if not enc.get(w.reactor).hidden]
     names = list(dict.fromkeys(enc.combatants[i].name for i in shown))
     to = f" to {of}" if of else ""
     if not names:
-        return f"Waiting for reactions{to}: the GM settles them first."
+        # Only hidden reactors: not even that a reaction is owed (a hidden Troll's
+        # Opportunity Attack as Ana walks away), only that the table waits for the GM.
+        return "Waiting for the GM."
     return f"Waiting for reactions: {', '.join(names)} may still react{to}."
 
 

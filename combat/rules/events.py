@@ -46,3 +46,22 @@ class Events:
         }
         self.items.append(event)
         return event
+
+    def unseen(
+        self,
+        event: dict[str, Any],
+        hides: str,
+        text: str,
+        rolls: tuple[Roll, ...] = (),
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        """Give `event` its own words for readers who cannot see `hides` (a hidden
+        attacker): written from what they may see, with only the rolls they may see (the
+        defender's, not the attacker's dice). Shown to them instead of nothing while
+        `hides` is the only hidden combatant the event involves (screens.event_for)."""
+        event["unseen"] = {
+            "hides": [hides],
+            "text": text,
+            "rolls": [r.to_dict() for r in rolls],
+            "data": data or {},
+        }

@@ -6,16 +6,29 @@ hidden combatant never reaches a player's or a spectator's HTML or frames.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Collection
 from typing import Any
 
 from .base import Ruleset
 from .refusal import Refused
 from .registry import get_ruleset
-from .state import Encounter
+from .state import Effect, Encounter, Window
 
 GM = "gm"
 PLAYER = "player"
 PUBLIC = "public"
+
+# Whoever a reader cannot see, when something they can see comes from them: an attack on
+# Ana by a hidden NPC reaches Ana's player "from someone unseen".
+UNSEEN = "someone unseen"
+
+# What a reader who cannot see the attacker may know of an attack held for their answer:
+# what kind of attack it is and which defences it allows, never who makes it, its bonuses
+# (an NPC's dice are the GM's) or how many attacks it has made.
+_UNSEEN_ATTACK = ("action", "name", "target", "ranged", "allowed")
+# Of something thrown or tossed by someone unseen: what it is, not the roll it came with.
+_UNSEEN_CATCH = ("kind", "weight")
 
 
 def visible_ids(enc: Encounter, audience: str) -> list[str]:
@@ -71,20 +84,92 @@ def _is(value: Any, hidden: set[str]) -> bool:
     return isinstance(value, str) and value in hidden
 
 
+def lasts(enc: Encounter, e: Effect, hidden: Collection[str] = ()) -> str:
+    """How long a lasting effect lasts, in words for a reader who cannot see `hidden`:
+    "until the end of Ogre's next turn", or "until the end of a turn" when the turn is a
+    combatant's the reader cannot see; "until the end of round 3"; "" until cleared."""
+    if e.expires in ("turn_start", "turn_end"):
+        edge = "start" if e.expires == "turn_start" else "end"
+        whose = enc.combatants.get(e.until_of or "")
+        if whose is None or whose.id in hidden:
+            return f"until the {edge} of a turn"
+        return f"until the {edge} of {whose.name}'s next turn"
+    if e.expires == "rounds":
+        return f"until the end of round {e.detail.get('last_round')}"
+    if e.expires == "round_end":
+        return "until the end of the round"
+    return ""
+
+
+def window_for(enc: Encounter, w: Window, audience: str) -> dict[str, Any] | None:
+    """An open reaction window as a reader sees it, or None when they see nothing of it.
+
+    A window a hidden combatant holds (its own Opportunity Attack) is the GM's alone. A
+    window a hidden combatant opened on a visible one by doing something to it (its attack
+    on Ana: the ruleset's `unseen_windows`) is shown with the trigger left out (`trigger`
+    null, `trigger_unseen` true) and only the parts of its detail that say nothing of the
+    attacker, so Ana's player can still answer it. Any other window a hidden combatant
+    opened (Ana's Opportunity Attack as it slips away unseen) is the GM's too.
+    """
+    reactor = enc.combatants.get(w.reactor)
+    if audience != GM and (reactor is None or reactor.hidden):
+        return None
+    trigger = enc.combatants.get(w.trigger)
+    unseen = audience != GM and (trigger is None or trigger.hidden)
+    if unseen and w.kind not in get_ruleset(enc.ruleset).unseen_windows:
+        return None
+    data: dict[str, Any] = {
+        "id": w.id,
+        "kind": w.kind,
+        "reactor": w.reactor,
+        "trigger": w.trigger,
+        "detail": copy.deepcopy(w.detail),
+    }
+    if not unseen:
+        return data
+    data["trigger"] = None
+    data["trigger_unseen"] = True
+    detail: dict[str, Any] = {}
+    if w.kind == "defend":
+        attack = w.detail.get("attack") or {}
+        detail["attack"] = {k: copy.deepcopy(attack[k]) for k in _UNSEEN_ATTACK if k in attack}
+        detail["choices"] = list(w.detail.get("choices") or [])
+    elif w.kind == "catch":
+        detail = {k: w.detail[k] for k in _UNSEEN_CATCH if k in w.detail}
+    data["detail"] = detail
+    return data
+
+
+def windows_for(enc: Encounter, audience: str) -> list[dict[str, Any]]:
+    """The open reaction windows a reader sees, oldest first (see `window_for`)."""
+    return [v for w in enc.pending if (v := window_for(enc, w, audience)) is not None]
+
+
 def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     """The state as an audience may see it (for the JSON API and the views)."""
     data = enc.to_dict()
     if audience == GM:
+        for cid, c in data["combatants"].items():
+            for e, effect in zip(c["effects"], enc.combatants[cid].effects, strict=True):
+                e["lasts"] = lasts(enc, effect)
         return data
     hidden = {cid for cid, c in enc.combatants.items() if c.hidden}
     data["combatants"] = {cid: c for cid, c in data["combatants"].items() if cid not in hidden}
-    for c in data["combatants"].values():
+    for cid, c in data["combatants"].items():
         c["engaged"] = [i for i in c["engaged"] if i not in hidden]
-        for e in c["effects"]:
-            refs = [e.get("until_of"), *(e.get("detail") or {}).values()]
+        for e, effect in zip(c["effects"], enc.combatants[cid].effects, strict=True):
+            e["lasts"] = lasts(enc, effect, hidden)
+            if e.get("until_of") in hidden:
+                # On a hidden combatant's turn: when, not whose ("until the end of a turn").
+                e.update(until_of=None, until_unseen=True)
+            refs = [*(e.get("detail") or {}).values()]
+            if not effect.detail.get("condition"):
+                # Only a condition's text is the GM's name and stacks; another effect's
+                # text may name whose turn ends it.
+                refs.append(effect.until_of)
             if any(isinstance(r, str) and r in hidden for r in refs):
-                # "grappled by" a hidden combatant: the effect, not who or whose turn.
-                e.update(text=e["name"], detail={}, until_of=None)
+                # "grappled by" a hidden combatant: the effect, not who.
+                e.update(text=e["name"], detail={})
         for key in ("carry", "prepared", "turn", "round"):
             c[key] = _without(c[key], hidden)
         # The order of adding and the hand-set tie order count hidden combatants too.
@@ -104,9 +189,7 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     data["order_after"] = {
         k: v for k, v in data["order_after"].items() if k not in hidden and v not in hidden
     }
-    data["pending"] = [
-        w for w in data["pending"] if w["reactor"] not in hidden and w["trigger"] not in hidden
-    ]
+    data["pending"] = windows_for(enc, audience)
     if data["turn"] in hidden:
         data["turn"] = None
         data["turn_hidden"] = True

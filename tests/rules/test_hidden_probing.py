@@ -101,7 +101,8 @@ def test_waiting_for_reactions_names_no_hidden_reactor():
     out = t.player("end_turn", actor=ana)
     assert out.refusal is not None and out.refusal.code == "waiting_for_reactions"
     assert "Troll" not in out.refusal.message and "someone" not in out.refusal.message
-    assert out.refusal.message == "Waiting for reactions: the GM settles them first."
+    # Not even that a reaction is owed (issue 29): only that the table waits for the GM.
+    assert out.refusal.message == "Waiting for the GM."
     # The hidden one's window is not among what players see.
     assert redacted(t.state, "player")["pending"] == []
 

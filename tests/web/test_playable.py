@@ -129,13 +129,14 @@ def test_gm_sets_changes_and_clears_a_condition_shown_on_every_card(fight: Table
 
 def test_a_condition_timed_by_a_hidden_combatant_does_not_name_it(fight: TableFixture):
     """Hidden combatants stay hidden: a condition lasting until the hidden Troll's turn
-    shows only its name to players, and its log line is the GM's."""
+    says to players how long it lasts without whose turn (issue 29), and its log line is
+    the GM's."""
     t = fight
     t.gm_post(type="set_condition", actor=t.ana, name="Prone", until="turn_start", of=t.troll)
     gm_page = t.gm.get(t.gm_url).content.decode()
     assert "Prone (until the start of Lurking Troll&#x27;s next turn)" in gm_page
     page = t.p1.get(t.player1_url).content.decode()
-    assert ">Prone</li>" in page and HIDDEN not in page
+    assert ">Prone (until the start of a turn)</li>" in page and HIDDEN not in page
 
 
 def test_actions_say_which_stats_they_roll_and_a_missing_one_disables_them(ladder: TableFixture):

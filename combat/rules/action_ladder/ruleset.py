@@ -316,6 +316,9 @@ class ActionLadder(Ruleset):
     name = "Action Ladder"
     currency = "½-Action steps"
     actions = ACTIONS
+    # Attacked or thrown at by someone unseen, the defender still Dodges, Parries, Blocks
+    # or Catches; a hidden mover's Opportunity Attack is the GM's (one cannot see it go).
+    unseen_windows = frozenset({"defend", "catch"})
     settings = (
         Setting(
             "turn_effort",
@@ -748,9 +751,16 @@ class ActionLadder(Ruleset):
         super().check_timing(enc, c, a, opts)
         mine = [w for w in enc.pending if w.reactor == c.id and w.kind in ("defend", "catch")]
         if mine:
+            by = enc.combatants.get(mine[0].trigger)
+            # The defender's player is shown the prompt "from someone unseen" (view.py).
+            attack = (
+                f"{by.name}'s attack"
+                if by is not None and not by.hidden
+                else "the attack of someone unseen"
+            )
             raise refuse(
                 "answer_first",
-                f"{c.name} must first answer {enc.public_name(mine[0].trigger)}'s attack "
+                f"{c.name} must first answer {attack} "
                 f"({'Catch' if mine[0].kind == 'catch' else 'Dodge, Parry or Block'}, or let "
                 "it pass).",
             )
@@ -1673,26 +1683,37 @@ class ActionLadder(Ruleset):
             f"{c.name}: {spec['name']} on {t.name} ({', '.join(spec['notes'])}), "
             f"{atk.total} against {against}"
         )
+        # To those who cannot see the attacker: what reached the defender, and the
+        # defender's own rolls, not the attacker's name, bonuses or dice.
+        unseen_head = f"Someone unseen: {spec['name']} on {t.name}, against {against}"
+        seen_rolls = tuple(rolls[1:])
         if atk.total < total:
-            ev.add(
+            data = {"hit": False, "target": t.id, "action": spec["action"]}
+            line = ev.add(
                 "attack",
                 f"{head}: miss.",
                 actor=c.id,
                 involved=(t.id,),
                 rolls=tuple(rolls),
-                data={"hit": False, "target": t.id, "action": spec["action"]},
+                data=data,
             )
+            if c.hidden:
+                ev.unseen(line, c.id, f"{unseen_head}: miss.", seen_rolls, data)
             return
         dmg = roll_of(c, "damage", 0, rng, spec["name"])
         rolls.append(dmg)
-        ev.add(
+        data = {"hit": True, "damage": dmg.total, "target": t.id, "action": spec["action"]}
+        line = ev.add(
             "attack",
             f"{head}: hit for {dmg.total} damage.",
             actor=c.id,
             involved=(t.id,),
             rolls=tuple(rolls),
-            data={"hit": True, "damage": dmg.total, "target": t.id, "action": spec["action"]},
+            data=data,
         )
+        if c.hidden:
+            text = f"{unseen_head}: hit for {dmg.total} damage."
+            ev.unseen(line, c.id, text, seen_rolls, data)
         after = spec.get("after")
         if after == "throw" and self.can_catch(enc, t):
             self.open_catch(
