@@ -353,14 +353,18 @@ class Play:
         hidden = HIDDEN in (who, target)
         about = HIDDEN if hidden else who
         self.expect_line(action.window_line(who), about)
-        answerer = self.people.gm if hidden else self.person_for(target)
+        # Attacked by someone unseen, the defender's player still answers (the prompt says
+        # "someone unseen"); only a hidden defender's answer is the GM's alone.
+        answerer = self.people.gm if target == HIDDEN else self.person_for(target)
         window = answerer.page.locator(f"#reactions [data-reactor='{tid}']")
         expect(window, f"{answerer.name}: the prompt for {target}").to_have_count(1)
+        if who == HIDDEN and answerer.role == "player":
+            expect(window).to_contain_text("someone unseen")
         wid = (window.get_attribute("data-testid") or "").removeprefix("window-")
         for p in (self.people.gm, self.people.p1, self.people.p2):
             buttons = p.page.locator(f"#reactions [data-testid='defend-{wid}-dodge']")
             mine = p is answerer or p.role == "gm"
-            if hidden and p.role != "gm":
+            if target == HIDDEN and p.role != "gm":
                 expect(p.page.locator(f"#reactions [data-reactor='{tid}']"), p.name).to_have_count(
                     0
                 )
