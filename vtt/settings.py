@@ -269,23 +269,33 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Log-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords from one
-# address, or for one user name, further tries are refused for the cool-off time with 429
-# and a page in words (templates/registration/locked_out.html). Both the GM's log-in and
-# /admin/'s go through it. The address is REMOTE_ADDR only: behind a proxy, daphne's
-# --proxy-headers puts the client's address there (docs/deploy.md); a client-sent
-# X-Forwarded-For is never believed.
+# Log-in throttling (django-axes, vtt/logins.py): after AXES_FAILURE_LIMIT wrong passwords
+# for one user name from one address, or VTT_LOGIN_ADDRESS_FAILURES for any names from one
+# address, further tries from that address are refused for the cool-off time with 429 and a
+# page in words (templates/registration/locked_out.html). Never per account alone: a
+# guesser elsewhere cannot lock the GM out. Both the GM's log-in and /admin/'s go through it.
+# The address is REMOTE_ADDR only: behind a proxy, daphne's --proxy-headers puts the
+# client's address there (docs/deploy.md); a client-sent X-Forwarded-For is never believed.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("VTT_LOGIN_FAILURES", 10)
+VTT_LOGIN_ADDRESS_FAILURES = env_int("VTT_LOGIN_ADDRESS_FAILURES", 100)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("VTT_LOGIN_COOLOFF_MINUTES", 15))
 if AXES_FAILURE_LIMIT < 1 or timedelta(0) >= AXES_COOLOFF_TIME:
     raise ImproperlyConfigured(
         "VTT_LOGIN_FAILURES and VTT_LOGIN_COOLOFF_MINUTES must each be 1 or more."
     )
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # each on its own
+if VTT_LOGIN_ADDRESS_FAILURES < AXES_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        "VTT_LOGIN_ADDRESS_FAILURES (wrong passwords from one address for any names) must be "
+        f"at least VTT_LOGIN_FAILURES ({AXES_FAILURE_LIMIT}, for one user name)."
+    )
+AXES_HANDLER = "vtt.logins.AddressAndNameHandler"
+# The address and the user name together, then the address alone (vtt/logins.py reads them
+# in this order); never the user name alone.
+AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [["ip_address", "username"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
