@@ -200,6 +200,27 @@ def test_sign_ups_per_address_are_rate_limited(db, settings, still_clock):
     assert User.objects.count() == 2
 
 
+def test_refused_sign_ups_count_toward_the_limit(db, settings, still_clock):
+    """Asking "is the name gina taken?" over and over is a sign-up each time (issue 36)."""
+    settings.VTT_RATE_SIGNUPS = (3, 3600)
+    get_user_model().objects.create_user("gina", password="gm-password-1")
+    probe = {"username": "gina", "password1": "a-long-pass-phrase-9", "password2": "x"}
+    for _ in range(3):
+        r = Client().post("/signup/", probe)
+        assert r.status_code == 200 and "already exists" in words(r)
+    r = Client().post("/signup/", probe)
+    assert r.status_code == 429 and "Too many sign-ups in a short time: wait" in words(r)
+    assert "already exists" not in words(r)
+    # A correct form from that address is refused too, until the window ends.
+    form = {
+        "username": "new",
+        "password1": "a-long-pass-phrase-9",
+        "password2": "a-long-pass-phrase-9",
+    }
+    assert Client().post("/signup/", form).status_code == 429
+    assert not get_user_model().objects.filter(username="new").exists()
+
+
 # --- item 12: 4xx with a sentence, nothing stored -------------------------------------------
 
 
