@@ -20,7 +20,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from vtt.envconf import env_bool, env_int, env_list, env_opt, env_str
+from vtt.envconf import env_bool, env_int, env_list, env_opt, env_str, weak_secret_key
 from vtt.lan import lan_addresses, serving_on_lan
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -45,18 +45,9 @@ elif not DEBUG and _secret_key == _DEV_SECRET_KEY:
     raise ImproperlyConfigured(
         "DJANGO_SECRET_KEY is the public development key; set a secret one for production."
     )
-elif not DEBUG and (
-    len(_secret_key) < 50 or len(set(_secret_key)) < 5 or _secret_key.startswith("django-insecure-")
-):
-    # The thresholds of Django's own deploy check (security.W009), enforced at start-up: a
-    # short or repetitive key can be guessed, and it signs every session.
-    raise ImproperlyConfigured(
-        f"DJANGO_SECRET_KEY is too weak for production ({len(_secret_key)} characters, "
-        f"{len(set(_secret_key))} different): use at least 50 characters with at least 5 "
-        "different ones, not starting with 'django-insecure-'. Generate one with: "
-        "python -c 'from django.core.management.utils import get_random_secret_key; "
-        "print(get_random_secret_key())'"
-    )
+elif not DEBUG and (_weak := weak_secret_key(_secret_key)):
+    # A short or repetitive key can be guessed, and it signs every session.
+    raise ImproperlyConfigured(_weak)
 SECRET_KEY = _secret_key
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])

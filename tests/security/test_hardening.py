@@ -244,6 +244,10 @@ def _settings_with(**env: str) -> subprocess.CompletedProcess[str]:
         "short-but-random-Xy7",  # 20 characters
         "ab" * 30,  # long, 2 different characters
         "django-insecure-" + "q8Zr2LmV0pXs9TnK4wYc7BdF1hJ6gE3uAoRiN5",  # Django's own prefix
+        # These pass Django's own check, 50 characters and 5 different (issue 36):
+        "password" * 7,  # a word repeated
+        "abcde" * 10,  # five letters repeated
+        "a" * 6 + "b" * 6 + "c" * 6 + "d" * 6 + "e" * 6 + "f" * 6 + "g" * 6 + "h" * 6 + "i" * 6,
     ],
 )
 def test_a_weak_production_secret_key_is_refused_at_start(key: str):
@@ -254,10 +258,30 @@ def test_a_weak_production_secret_key_is_refused_at_start(key: str):
     assert key not in run.stderr  # the key itself is never printed
 
 
-def test_a_strong_production_secret_key_is_accepted():
-    key = "t7Jq2xVbN9pLr4WmZc8KdHs3FgYe6UaR1oXiQ5wTnBvMl0ySkP"
+@pytest.mark.parametrize(
+    "key",
+    [
+        "t7Jq2xVbN9pLr4WmZc8KdHs3FgYe6UaR1oXiQ5wTnBvMl0ySkP",
+        # `openssl rand -hex 32`: 16 different characters at most.
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    ],
+)
+def test_a_strong_production_secret_key_is_accepted(key: str):
     run = _settings_with(DJANGO_DEBUG="0", DJANGO_SECRET_KEY=key, DJANGO_ALLOWED_HOSTS="x.org")
     assert run.returncode == 0, run.stderr
+
+
+def test_generated_keys_always_pass_the_production_rule():
+    import secrets
+
+    from django.core.management.utils import get_random_secret_key
+
+    from vtt.envconf import weak_secret_key
+
+    for _ in range(2000):
+        assert weak_secret_key(get_random_secret_key()) is None
+        assert weak_secret_key(secrets.token_hex(32)) is None
+        assert weak_secret_key(secrets.token_urlsafe(50)) is None
 
 
 # --- Cache-Control on secret pages (item 13) ------------------------------------------------
