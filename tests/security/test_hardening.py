@@ -5,6 +5,7 @@ of the access log, no-store on secret pages, sockets per link."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import socket as socketlib
@@ -304,6 +305,31 @@ def test_pages_behind_a_secret_link_are_never_cached(table: Table):
     }
     for name, r in answers.items():
         assert "no-store" in r.get("Cache-Control", ""), (name, r.status_code)
+
+
+def test_api_answers_about_an_encounter_are_never_cached(table: Table):
+    """A bearer token's view of the state, the log and the seats' links (issue 36)."""
+    t = table
+    base = f"/api/encounters/{t.enc.pk}"
+
+    def api(method: str, path: str, token: str, body: Any = None) -> Any:
+        extra = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+        if body is None:
+            return getattr(Client(), method)(path, **extra)
+        return Client().post(path, json.dumps(body), content_type="application/json", **extra)
+
+    answers = {
+        "encounters": api("get", "/api/encounters/", t.gm_key),
+        "GM state": api("get", base + "/", t.gm_key),
+        "player state": api("get", base + "/", t.seat1.token),
+        "spectator state": api("get", base + "/", t.enc.spectator_token),
+        "log": api("get", base + "/log/", t.gm_key),
+        "seats": api("get", base + "/seats/", t.gm_key),
+        "command": api("post", base + "/commands/", t.gm_key, {"type": "roll", "dice": "1d4"}),
+        "refusal": api("get", base + "/", "vtt_not-a-token"),
+    }
+    for name, r in answers.items():
+        assert r.status_code < 500 and "no-store" in r.get("Cache-Control", ""), name
 
 
 # --- the proxy's body limit (item 13) -------------------------------------------------------
