@@ -305,13 +305,16 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = forms.SignUpForm(request.POST or None)
     if request.method == "POST" and (bad := _bad_input(request)):
         return bad
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
         # Per address: each account may fill its own share of the disk (imports are
-        # bounded per account), so accounts themselves are rate-limited.
+        # bounded per account), so accounts themselves are rate-limited. Every try counts,
+        # refused forms too, and before the form is read: "that user name is taken" is the
+        # one thing sign-up must say, and this keeps it from being asked name after name.
         address = request.META.get("REMOTE_ADDR") or "unknown"
         limited = ratelimit.hit("signups", address, settings.VTT_RATE_SIGNUPS, "sign-ups")
         if limited is not None:
             return too_many(request, limited)
+    if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}. Create your first encounter.")

@@ -63,3 +63,37 @@ def env_list(name: str, default: list[str], *, env: Mapping[str, str] = os.envir
     if not raw:
         return list(default)
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+# Django's own deploy check (security.W009) asks for 50 characters and 5 different ones; a
+# key such as "password" seven times or "abcde" ten times passes it and can be guessed.
+# `get_random_secret_key()` gives about 32 different characters in 50, a 64-digit hex key 16.
+SECRET_KEY_MIN_LENGTH = 50
+SECRET_KEY_MIN_DIFFERENT = 10
+
+
+def weak_secret_key(key: str) -> str | None:
+    """Why `key` is too weak to sign a production site's sessions, or None if it will do.
+
+    The sentence never holds the key itself.
+    """
+    different = len(set(key))
+    period = next(
+        (p for p in range(1, len(key) // 2 + 1) if key == (key[:p] * len(key))[: len(key)]), 0
+    )
+    if (
+        len(key) >= SECRET_KEY_MIN_LENGTH
+        and different >= SECRET_KEY_MIN_DIFFERENT
+        and not period
+        and not key.startswith("django-insecure-")
+    ):
+        return None
+    repeated = f", a piece of {period} characters repeated" if period else ""
+    return (
+        f"DJANGO_SECRET_KEY is too weak for production ({len(key)} characters, {different} "
+        f"different{repeated}): use at least {SECRET_KEY_MIN_LENGTH} characters with at least "
+        f"{SECRET_KEY_MIN_DIFFERENT} different ones, not a short piece repeated and not "
+        "starting with 'django-insecure-'. Generate one with: python -c 'from "
+        "django.core.management.utils import get_random_secret_key; "
+        "print(get_random_secret_key())'"
+    )

@@ -40,9 +40,11 @@ class RedactLinks(logging.Filter):
 
 class NoStoreSecretPages(MiddlewareMixin):
     """Middleware: `Cache-Control: no-store` on every answer under /p/ and /s/ (pages,
-    summaries, posts, refusals), so no browser or proxy cache keeps a seat's view."""
+    summaries, posts, refusals) and on every JSON API answer about encounters (their state,
+    log, seats with links, command results), so no browser or proxy cache keeps a seat's
+    view or what a bearer token was shown."""
 
     def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
-        if is_secret_path(request.path):
+        if is_secret_path(request.path) or request.path.startswith("/api/encounters"):
             response["Cache-Control"] = "no-store"
         return response

@@ -20,7 +20,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from vtt.envconf import env_bool, env_int, env_list, env_opt, env_str
+from vtt.envconf import env_bool, env_int, env_list, env_opt, env_str, weak_secret_key
 from vtt.lan import lan_addresses, serving_on_lan
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -45,18 +45,9 @@ elif not DEBUG and _secret_key == _DEV_SECRET_KEY:
     raise ImproperlyConfigured(
         "DJANGO_SECRET_KEY is the public development key; set a secret one for production."
     )
-elif not DEBUG and (
-    len(_secret_key) < 50 or len(set(_secret_key)) < 5 or _secret_key.startswith("django-insecure-")
-):
-    # The thresholds of Django's own deploy check (security.W009), enforced at start-up: a
-    # short or repetitive key can be guessed, and it signs every session.
-    raise ImproperlyConfigured(
-        f"DJANGO_SECRET_KEY is too weak for production ({len(_secret_key)} characters, "
-        f"{len(set(_secret_key))} different): use at least 50 characters with at least 5 "
-        "different ones, not starting with 'django-insecure-'. Generate one with: "
-        "python -c 'from django.core.management.utils import get_random_secret_key; "
-        "print(get_random_secret_key())'"
-    )
+elif not DEBUG and (_weak := weak_secret_key(_secret_key)):
+    # A short or repetitive key can be guessed, and it signs every session.
+    raise ImproperlyConfigured(_weak)
 SECRET_KEY = _secret_key
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
@@ -269,23 +260,33 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Log-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords from one
-# address, or for one user name, further tries are refused for the cool-off time with 429
-# and a page in words (templates/registration/locked_out.html). Both the GM's log-in and
-# /admin/'s go through it. The address is REMOTE_ADDR only: behind a proxy, daphne's
-# --proxy-headers puts the client's address there (docs/deploy.md); a client-sent
-# X-Forwarded-For is never believed.
+# Log-in throttling (django-axes, vtt/logins.py): after AXES_FAILURE_LIMIT wrong passwords
+# for one user name from one address, or VTT_LOGIN_ADDRESS_FAILURES for any names from one
+# address, further tries from that address are refused for the cool-off time with 429 and a
+# page in words (templates/registration/locked_out.html). Never per account alone: a
+# guesser elsewhere cannot lock the GM out. Both the GM's log-in and /admin/'s go through it.
+# The address is REMOTE_ADDR only: behind a proxy, daphne's --proxy-headers puts the
+# client's address there (docs/deploy.md); a client-sent X-Forwarded-For is never believed.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("VTT_LOGIN_FAILURES", 10)
+VTT_LOGIN_ADDRESS_FAILURES = env_int("VTT_LOGIN_ADDRESS_FAILURES", 100)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("VTT_LOGIN_COOLOFF_MINUTES", 15))
 if AXES_FAILURE_LIMIT < 1 or timedelta(0) >= AXES_COOLOFF_TIME:
     raise ImproperlyConfigured(
         "VTT_LOGIN_FAILURES and VTT_LOGIN_COOLOFF_MINUTES must each be 1 or more."
     )
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]  # each on its own
+if VTT_LOGIN_ADDRESS_FAILURES < AXES_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        "VTT_LOGIN_ADDRESS_FAILURES (wrong passwords from one address for any names) must be "
+        f"at least VTT_LOGIN_FAILURES ({AXES_FAILURE_LIMIT}, for one user name)."
+    )
+AXES_HANDLER = "vtt.logins.AddressAndNameHandler"
+# The address and the user name together, then the address alone (vtt/logins.py reads them
+# in this order); never the user name alone.
+AXES_LOCKOUT_PARAMETERS: list[str | list[str]] = [["ip_address", "username"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"

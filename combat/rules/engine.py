@@ -44,6 +44,10 @@ from .state import (
 )
 
 MAX_COMBATANTS = 200
+# Far above any table's needs (issue 36: 1,650 were once accepted, each stored in the
+# state and redrawn on every push).
+MAX_CONDITIONS = 20  # hand-set conditions on one combatant
+MAX_CUSTOM_ACTIONS = 50  # custom actions in one encounter
 UNKNOWN_COMMAND = "There is no such command (docs/api.md lists them)."
 NO_WINDOW = "That chance to react has passed."
 
@@ -922,6 +926,12 @@ def cmd_add_custom_action(
     key = "custom_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
     if key in rs.catalogue(enc):
         raise refuse("duplicate", f"There is already an action called {name}.")
+    if len(enc.custom_actions) >= MAX_CUSTOM_ACTIONS:
+        raise refuse(
+            "too_many",
+            f"An encounter holds at most {MAX_CUSTOM_ACTIONS} custom actions; remove one "
+            f"before adding {name}.",
+        )
     spec = {
         "name": name,
         "cost": as_int(cmd.get("cost", 0), "Cost", *span("add_custom_action", "cost")),
@@ -1017,6 +1027,13 @@ def cmd_set_condition(
     stacks = as_int(cmd.get("stacks", 1), "Stacks", *span("set_condition", "stacks"))
     expires, of, detail, lasts = condition_duration(enc, cmd)
     c.effects = [e for e in c.effects if e.name.lower() != name.lower()]
+    if stacks and sum(1 for e in c.effects if e.detail.get("condition")) >= MAX_CONDITIONS:
+        # Changing or clearing one already set is always allowed; only a new one is refused.
+        raise refuse(
+            "too_many",
+            f"{c.name} already has {MAX_CONDITIONS} conditions, the most one combatant may "
+            f"have; clear one before setting {name}.",
+        )
     if stacks:
         text = name if stacks == 1 else f"{name} {stacks}"
         detail = {"stacks": stacks, "condition": True, **detail}

@@ -39,7 +39,7 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 # Production-like: DEBUG off (no SQL kept per query), no HTTPS redirect on loopback.
 PRODUCTION = {
     "DJANGO_DEBUG": "0",
-    "DJANGO_SECRET_KEY": "bench-" + "k3y-" * 12,
+    "DJANGO_SECRET_KEY": "bench-Qm4xT8rVz2LpN6wKc9YhB3sJd7FgA5eU1oXiR0tMnyHkWq",
     "DJANGO_ALLOWED_HOSTS": HOST,
     "DJANGO_SECURE_SSL_REDIRECT": "0",
     # The benchmark's sockets send no heartbeat: a silent one must not be closed mid-run.

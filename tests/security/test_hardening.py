@@ -5,6 +5,7 @@ of the access log, no-store on secret pages, sockets per link."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import socket as socketlib
@@ -153,7 +154,7 @@ def _login(path: str, username: str, password: str, ip: str) -> Any:
 
 
 @pytest.mark.parametrize("path", ["/accounts/login/", "/admin/login/"])
-def test_wrong_passwords_lock_the_log_in_per_address_and_per_user_name(
+def test_wrong_passwords_pause_the_guessing_address_not_the_account(
     users: Any, settings: Any, path: str
 ):
     for user in users:
@@ -162,23 +163,58 @@ def test_wrong_passwords_lock_the_log_in_per_address_and_per_user_name(
     limit = settings.AXES_FAILURE_LIMIT
     answers = [_login(path, "gina", f"wrong-{n}", "10.0.0.1").status_code for n in range(limit)]
     assert answers.count(200) == limit - 1 and answers[-1] == 429
-    # Now even the right password is refused, in words, from this address...
+    # Now even the right password is refused, in words, from the guessing address...
     locked = _login(path, "gina", "gm-password-1", "10.0.0.1")
     assert locked.status_code == 429
     body = locked.content.decode()
     assert "Too many log-in attempts" in body and f"{limit} wrong passwords" in body
-    # ...for this user name from anywhere (an attacker who changes address)...
-    assert _login(path, "gina", "gm-password-1", "10.9.9.9").status_code == 429
-    # ...and for any user name from this address (one who tries many names).
-    assert _login(path, "otto", "outsider-password-1", "10.0.0.1").status_code == 429
-    # Another person, elsewhere, logs in as usual.
+    assert "another address is not affected" in body
+    # ...but the GM, from their own address, logs in (issue 36: anyone could lock a GM out).
+    assert _login(path, "gina", "gm-password-1", "10.9.9.9").status_code == 302
+    # Another person, elsewhere, logs in as usual; so does another name from the guessing
+    # address, which has not reached the address's own, much higher limit.
     assert _login(path, "otto", "outsider-password-1", "10.0.0.2").status_code == 302
+    assert _login(path, "otto", "outsider-password-1", "10.0.0.1").status_code == 302
+
+
+def test_an_address_guessing_many_names_is_paused(users: Any, settings: Any):
+    settings.VTT_LOGIN_ADDRESS_FAILURES = 30
+    path = "/accounts/login/"
+    answers = [_login(path, f"name{n}", "wrong", "10.0.0.1").status_code for n in range(30)]
+    assert answers.count(200) == 29 and answers[-1] == 429
+    # The whole address is paused, right passwords included...
+    assert _login(path, "otto", "outsider-password-1", "10.0.0.1").status_code == 429
+    assert _login(path, "gina", "gm-password-1", "10.0.0.1").status_code == 429
+    # ...and nobody else.
+    assert _login(path, "gina", "gm-password-1", "10.0.0.9").status_code == 302
+
+
+def test_logging_in_to_ones_own_account_does_not_wipe_the_addresss_count(users: Any, settings: Any):
+    settings.VTT_LOGIN_ADDRESS_FAILURES = 20
+    path = "/accounts/login/"
+    for n in range(19):
+        assert _login(path, f"name{n}", "wrong", "10.0.0.1").status_code == 200
+    assert _login(path, "otto", "outsider-password-1", "10.0.0.1").status_code == 302
+    assert _login(path, "name99", "wrong", "10.0.0.1").status_code == 429
+
+
+def test_the_host_lifts_a_pause_with_a_command(users: Any):
+    from django.core.management import call_command
+
+    path = "/accounts/login/"
+    for n in range(django_settings.AXES_FAILURE_LIMIT):
+        _login(path, "gina", f"wrong-{n}", "10.0.0.1")
+    assert _login(path, "gina", "gm-password-1", "10.0.0.1").status_code == 429
+    out = io.StringIO()
+    call_command("axes_reset_username", "gina", stdout=out)
+    assert "removed" in out.getvalue()
+    assert _login(path, "gina", "gm-password-1", "10.0.0.1").status_code == 302
 
 
 def test_a_forged_forwarded_for_does_not_escape_the_lock(users: Any, settings: Any):
     for n in range(settings.AXES_FAILURE_LIMIT):
         Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}").post(
-            "/accounts/login/", {"username": f"user{n}", "password": "wrong"}
+            "/accounts/login/", {"username": "gina", "password": f"wrong-{n}"}
         )
     r = Client(REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="192.0.2.200").post(
         "/accounts/login/", {"username": "gina", "password": "gm-password-1"}
@@ -209,6 +245,10 @@ def _settings_with(**env: str) -> subprocess.CompletedProcess[str]:
         "short-but-random-Xy7",  # 20 characters
         "ab" * 30,  # long, 2 different characters
         "django-insecure-" + "q8Zr2LmV0pXs9TnK4wYc7BdF1hJ6gE3uAoRiN5",  # Django's own prefix
+        # These pass Django's own check, 50 characters and 5 different (issue 36):
+        "password" * 7,  # a word repeated
+        "abcde" * 10,  # five letters repeated
+        "a" * 6 + "b" * 6 + "c" * 6 + "d" * 6 + "e" * 6 + "f" * 6 + "g" * 6 + "h" * 6 + "i" * 6,
     ],
 )
 def test_a_weak_production_secret_key_is_refused_at_start(key: str):
@@ -219,10 +259,30 @@ def test_a_weak_production_secret_key_is_refused_at_start(key: str):
     assert key not in run.stderr  # the key itself is never printed
 
 
-def test_a_strong_production_secret_key_is_accepted():
-    key = "t7Jq2xVbN9pLr4WmZc8KdHs3FgYe6UaR1oXiQ5wTnBvMl0ySkP"
+@pytest.mark.parametrize(
+    "key",
+    [
+        "t7Jq2xVbN9pLr4WmZc8KdHs3FgYe6UaR1oXiQ5wTnBvMl0ySkP",
+        # `openssl rand -hex 32`: 16 different characters at most.
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    ],
+)
+def test_a_strong_production_secret_key_is_accepted(key: str):
     run = _settings_with(DJANGO_DEBUG="0", DJANGO_SECRET_KEY=key, DJANGO_ALLOWED_HOSTS="x.org")
     assert run.returncode == 0, run.stderr
+
+
+def test_generated_keys_always_pass_the_production_rule():
+    import secrets
+
+    from django.core.management.utils import get_random_secret_key
+
+    from vtt.envconf import weak_secret_key
+
+    for _ in range(2000):
+        assert weak_secret_key(get_random_secret_key()) is None
+        assert weak_secret_key(secrets.token_hex(32)) is None
+        assert weak_secret_key(secrets.token_urlsafe(50)) is None
 
 
 # --- Cache-Control on secret pages (item 13) ------------------------------------------------
@@ -245,6 +305,31 @@ def test_pages_behind_a_secret_link_are_never_cached(table: Table):
     }
     for name, r in answers.items():
         assert "no-store" in r.get("Cache-Control", ""), (name, r.status_code)
+
+
+def test_api_answers_about_an_encounter_are_never_cached(table: Table):
+    """A bearer token's view of the state, the log and the seats' links (issue 36)."""
+    t = table
+    base = f"/api/encounters/{t.enc.pk}"
+
+    def api(method: str, path: str, token: str, body: Any = None) -> Any:
+        extra = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+        if body is None:
+            return getattr(Client(), method)(path, **extra)
+        return Client().post(path, json.dumps(body), content_type="application/json", **extra)
+
+    answers = {
+        "encounters": api("get", "/api/encounters/", t.gm_key),
+        "GM state": api("get", base + "/", t.gm_key),
+        "player state": api("get", base + "/", t.seat1.token),
+        "spectator state": api("get", base + "/", t.enc.spectator_token),
+        "log": api("get", base + "/log/", t.gm_key),
+        "seats": api("get", base + "/seats/", t.gm_key),
+        "command": api("post", base + "/commands/", t.gm_key, {"type": "roll", "dice": "1d4"}),
+        "refusal": api("get", base + "/", "vtt_not-a-token"),
+    }
+    for name, r in answers.items():
+        assert r.status_code < 500 and "no-store" in r.get("Cache-Control", ""), name
 
 
 # --- the proxy's body limit (item 13) -------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from html import unescape
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -200,6 +201,27 @@ def test_sign_ups_per_address_are_rate_limited(db, settings, still_clock):
     assert User.objects.count() == 2
 
 
+def test_refused_sign_ups_count_toward_the_limit(db, settings, still_clock):
+    """Asking "is the name gina taken?" over and over is a sign-up each time (issue 36)."""
+    settings.VTT_RATE_SIGNUPS = (3, 3600)
+    get_user_model().objects.create_user("gina", password="gm-password-1")
+    probe = {"username": "gina", "password1": "a-long-pass-phrase-9", "password2": "x"}
+    for _ in range(3):
+        r = Client().post("/signup/", probe)
+        assert r.status_code == 200 and "already exists" in words(r)
+    r = Client().post("/signup/", probe)
+    assert r.status_code == 429 and "Too many sign-ups in a short time: wait" in words(r)
+    assert "already exists" not in words(r)
+    # A correct form from that address is refused too, until the window ends.
+    form = {
+        "username": "new",
+        "password1": "a-long-pass-phrase-9",
+        "password2": "a-long-pass-phrase-9",
+    }
+    assert Client().post("/signup/", form).status_code == 429
+    assert not get_user_model().objects.filter(username="new").exists()
+
+
 # --- item 12: 4xx with a sentence, nothing stored -------------------------------------------
 
 
@@ -269,3 +291,74 @@ def test_an_import_with_half_a_surrogate_pair_is_refused_and_stores_nothing(tabl
     assert not LogEntry.objects.filter(encounter__name="Copy").exists()
     # The GM's pages keep working: nothing half-stored breaks them.
     assert table.clients["gm"].get("/").status_code == 200
+
+
+# --- issue 36 item 5: conditions per combatant, custom actions per encounter ----------------
+
+
+def gm_api(table: Table, command: dict) -> Any:
+    return Client().post(
+        f"/api/encounters/{table.enc.pk}/commands/",
+        json.dumps(command),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {table.gm_key}",
+    )
+
+
+def test_a_combatant_holds_at_most_20_conditions(table: Table, settings):
+    settings.VTT_RATE_COMMANDS = (1000, 10)
+    for n in range(20):
+        r = gm_api(table, {"type": "set_condition", "actor": table.goblin, "name": f"Hex {n}"})
+        assert r.status_code == 200, r.content[:300]
+    before = snapshot()
+    r = gm_api(table, {"type": "set_condition", "actor": table.goblin, "name": "Hex 20"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "too_many"
+    assert r.json()["error"]["message"] == (
+        "Goblin already has 20 conditions, the most one combatant may have; "
+        "clear one before setting Hex 20."
+    )
+    # The same refusal, in words, on the GM's console; nothing changed.
+    r = table.clients["gm"].post(
+        f"/enc/{table.enc.pk}/command/",
+        {"type": "set_condition", "actor": table.goblin, "name": "Hex 20"},
+        **HTMX,
+    )
+    assert "Goblin already has 20 conditions" in words(r)
+    assert snapshot() == before
+    # Changing one already set, clearing one, or another combatant's: all still fine.
+    ok = [
+        {"type": "set_condition", "actor": table.goblin, "name": "Hex 3", "stacks": 2},
+        {"type": "set_condition", "actor": table.goblin, "name": "Hex 4", "stacks": 0},
+        {"type": "set_condition", "actor": table.goblin, "name": "Hex 20"},
+        {"type": "set_condition", "actor": table.ana, "name": "Hex 0"},
+    ]
+    for command in ok:
+        assert gm_api(table, command).status_code == 200
+
+
+def test_an_encounter_holds_at_most_50_custom_actions(table: Table, settings):
+    settings.VTT_RATE_COMMANDS = (1000, 10)
+    for n in range(50):
+        r = gm_api(table, {"type": "add_custom_action", "name": f"Trick {n}", "cost": 1})
+        assert r.status_code == 200, r.content[:300]
+    before = snapshot()
+    r = gm_api(table, {"type": "add_custom_action", "name": "Trick 50", "cost": 1})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "too_many"
+    assert r.json()["error"]["message"] == (
+        "An encounter holds at most 50 custom actions; remove one before adding Trick 50."
+    )
+    r = table.clients["gm"].post(
+        f"/enc/{table.enc.pk}/command/",
+        {"type": "add_custom_action", "name": "Trick 50", "cost": "1"},
+        **HTMX,
+    )
+    assert "An encounter holds at most 50 custom actions" in words(r)
+    assert snapshot() == before
+    assert (
+        gm_api(table, {"type": "remove_custom_action", "action": "custom_trick_0"}).status_code
+        == 200
+    )
+    assert (
+        gm_api(table, {"type": "add_custom_action", "name": "Trick 50", "cost": 1}).status_code
+        == 200
+    )
