@@ -936,24 +936,10 @@ class ActionLadder(Ruleset):
                 self.tell_gm_no_opportunity(enc, c, ev)
             self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengage")
 
-    def tell_gm_no_opportunity(self, enc: Encounter, mover: Combatant, ev: Events) -> None:
-        """An enemy left behind that could pay for an Attack of Opportunity but lacks an
-        attack stat gets no window; the GM is told which stat is missing (RULINGS ladder 8)."""
-        for oid in mover.engaged:
-            other = enc.combatants.get(oid)
-            if other is None or other.defeated or other.res.get("bonus", 0) < 1:
-                continue
-            missing = [s for s in ATTACK_NEEDS if not stat_key(other, s)]
-            if missing:
-                ev.add(
-                    "gm_notice",
-                    f"{other.name} gets no Opportunity Attack on {mover.name}: it has no "
-                    f"{' or '.join(missing)} stat (the GM sets it on the combatant).",
-                    actor=other.id,
-                    involved=(mover.id,),
-                    secret=True,
-                    data={"missing": missing},
-                )
+    def opportunity_missing(self, enc: Encounter, other: Combatant) -> list[str]:
+        if other.res.get("bonus", 0) < 1:
+            return []
+        return [s for s in ATTACK_NEEDS if not stat_key(other, s)]
 
     def jump_reach(
         self, c: Combatant, enc: Encounter, kind: str, run_up: int, ledge: bool
