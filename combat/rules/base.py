@@ -483,6 +483,14 @@ def engage(enc: Encounter, a: Combatant, b: Combatant) -> None:
         b.engaged.append(a.id)
 
 
+def separate(a: Combatant, b: Combatant) -> None:
+    """The pair is no longer in melee (a push moved one out of the other's reach)."""
+    if b.id in a.engaged:
+        a.engaged.remove(b.id)
+    if a.id in b.engaged:
+        b.engaged.remove(a.id)
+
+
 def apply_damage(enc: Encounter, c: Combatant, amount: int, ev: Events, source: str | None) -> None:
     if c.hp is None or amount <= 0:
         return
