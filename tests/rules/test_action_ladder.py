@@ -129,6 +129,7 @@ def add_effect(t: Table, cid: str, name: str, **detail: Any) -> None:
 # --- the catalogue: every action's cost (action-ladder.md tables) ---------------------
 
 EXPECTED_COSTS = {
+    "assist": (0, 1, "Bonus Action"),
     # Basic Movement table
     "step": (0, 1, "Bonus Action"),
     "walk": (1, 0, "½ Action"),

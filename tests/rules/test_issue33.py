@@ -120,3 +120,20 @@ def test_api_docs_show_how_to_choose_the_defence_reaction():
     out = ok(t.player("react", actor=b, window=w.id, accept=True, options=example["options"]))
     assert "Parry (AGI" in texts(out)
     assert res(t, b)["bonus"] == 1
+
+
+def test_assist_is_a_bonus_action_on_an_ally():
+    """action-ladder.md, Action Types: Assist is a Bonus Action ('a quick task that takes
+    no more than a second'). It costs one Bonus Action and no effort, needs someone to
+    help (not itself), and marks the ally Assisted until the helper's next turn; the text
+    gives no number, so the GM judges the help (docs/rules.md)."""
+    t, a, b = duel()
+    refused(t.act(a, "assist"), "missing_option")
+    refused(t.act(a, "assist", target=a), "bad_target")
+    out = ok(t.act(a, "assist", target=b, text="holding the door"))
+    assert "Ana Assists Bo with holding the door" in texts(out)
+    assert "Assisted" in effects(t, b)
+    assert res(t, a)["effort"] == 2 and res(t, a)["bonus"] == 1
+    end(t)
+    end(t)
+    assert "Assisted" not in effects(t, b)

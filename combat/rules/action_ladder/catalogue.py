@@ -164,6 +164,17 @@ ACTIONS = (
         "aim", "Aim", 0, "combat", "+2 to hit with your next Ranged Attack.", effect="aim", bonus=1
     ),
     _act(
+        "assist",
+        "Assist",
+        0,
+        "combat",
+        "A quick helping hand to an ally (a Bonus Action); say what you help with, and the "
+        "GM judges what it is worth.",
+        effect="assist",
+        bonus=1,
+        options=(TARGET_REQUIRED, WHAT),
+    ),
+    _act(
         "attack",
         "Attack",
         1,

@@ -1181,6 +1181,30 @@ class ActionLadder(Ruleset):
             actor=c.id,
         )
 
+    def do_assist(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
+        """Assist is a Bonus Action (Action Types: 'a quick task that takes no more than a
+        second'); the rules text gives it no number, so the ally is marked Assisted until
+        the helper's next turn and the GM judges what the help is worth."""
+        t = enc.get(opts["target"])
+        what = f" with {opts['text']}" if opts.get("text") else ""
+        drop_effects(t, "Assisted")
+        add_effect(t, Effect("Assisted", "turn_start", c.id, {"by": c.id}, f"Assisted by {c.name}"))
+        ev.add(
+            "assist",
+            f"{c.name} Assists {t.name}{what}{self.spent_text(enc, c, a, opts)}: the GM "
+            "judges what the help is worth, until its next turn.",
+            actor=c.id,
+            involved=(t.id,),
+        )
+
     def do_evade(
         self,
         enc: Encounter,
