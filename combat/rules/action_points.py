@@ -17,6 +17,10 @@ from .events import Events
 from .refusal import refuse
 from .state import Combatant, Effect, Encounter, Window
 
+# An Opportunity Attack is "resolved as normal melee attacks using your Fight skill and
+# your currently equipped weapon": the attack roll and the weapon's damage.
+OPPORTUNITY_NEEDS = ("attack", "damage")
+
 EMPOWER_ROLL = Option("to_hit", "Extra AP on the roll (+1 each)", min=0, max=20, default=0)
 EMPOWER_DAMAGE = Option("damage", "Extra AP on damage (+2 each)", min=0, max=20, default=0)
 RANGED = Option("ranged", "Ranged", kind="bool", default=False)
@@ -432,6 +436,8 @@ class ActionPoints(Ruleset):
         ev.add("move", f"{c.name} moves ({mode}, 1 AP).", actor=c.id)
         if leave and c.engaged:
             protected = bool(c.turn.get("disengaged"))
+            if not protected:
+                self.tell_gm_no_opportunity(enc, c, ev)
             self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengaged this turn")
 
     def do_disengage(
@@ -457,8 +463,16 @@ class ActionPoints(Ruleset):
             return False
         if kind == "opportunity_attack":
             per_round = int(self.setting(enc, "opportunity_attacks_per_round", c))
-            return c.round.get("opportunity_attack", 0) < per_round and "attack" in c.stats
+            return c.round.get("opportunity_attack", 0) < per_round and not [
+                s for s in OPPORTUNITY_NEEDS if s not in c.stats
+            ]
         return True
+
+    def opportunity_missing(self, enc: Encounter, other: Combatant) -> list[str]:
+        per_round = int(self.setting(enc, "opportunity_attacks_per_round", other))
+        if not other.reaction or other.round.get("opportunity_attack", 0) >= per_round:
+            return []
+        return [s for s in OPPORTUNITY_NEEDS if s not in other.stats]
 
     def react(
         self,

@@ -308,6 +308,31 @@ class Ruleset:
         raise refuse("no_reaction", f"{self.name} has no reaction of that kind.")
 
     # --- engagement and movement (shared) ----------------------------------------------
+    def opportunity_missing(self, enc: Encounter, other: Combatant) -> list[str]:
+        """The attack stats an enemy left behind lacks for an Opportunity Attack it could
+        otherwise pay for (none: it can make one, or could not pay anyway)."""
+        return []
+
+    def tell_gm_no_opportunity(self, enc: Encounter, mover: Combatant, ev: Events) -> None:
+        """An enemy left behind that could pay for an Opportunity Attack but lacks an
+        attack stat gets no window; the GM alone is told which stat is missing, since the
+        engine asks for a stat rather than guessing (RULINGS ladder 8)."""
+        for oid in mover.engaged:
+            other = enc.combatants.get(oid)
+            if other is None or other.defeated:
+                continue
+            missing = self.opportunity_missing(enc, other)
+            if missing:
+                ev.add(
+                    "gm_notice",
+                    f"{other.name} gets no Opportunity Attack on {mover.name}: it has no "
+                    f"{' or '.join(missing)} stat (the GM sets it on the combatant).",
+                    actor=other.id,
+                    involved=(mover.id,),
+                    secret=True,
+                    data={"missing": missing},
+                )
+
     def leave_reach(
         self, enc: Encounter, c: Combatant, *, provokes: bool, ev: Events, reason: str = ""
     ) -> None:
@@ -463,6 +488,14 @@ def engage(enc: Encounter, a: Combatant, b: Combatant) -> None:
         a.engaged.append(b.id)
     if a.id not in b.engaged:
         b.engaged.append(a.id)
+
+
+def separate(a: Combatant, b: Combatant) -> None:
+    """The pair is no longer in melee (a push moved one out of the other's reach)."""
+    if b.id in a.engaged:
+        a.engaged.remove(b.id)
+    if a.id in b.engaged:
+        b.engaged.remove(a.id)
 
 
 def apply_damage(enc: Encounter, c: Combatant, amount: int, ev: Events, source: str | None) -> None:

@@ -129,6 +129,7 @@ def add_effect(t: Table, cid: str, name: str, **detail: Any) -> None:
 # --- the catalogue: every action's cost (action-ladder.md tables) ---------------------
 
 EXPECTED_COSTS = {
+    "assist": (0, 1, "Bonus Action"),
     # Basic Movement table
     "step": (0, 1, "Bonus Action"),
     "walk": (1, 0, "½ Action"),
@@ -862,9 +863,10 @@ def test_jump_on_its_own_is_half_action():
 def test_running_jump_is_capped():
     """Running jump: '+1 meter for each meter of running start ... up to a maximum of ½ your
     AGI Bonus in distance and 1 meter of height over the baseline'."""
-    t, a, b = duel(a_stats=fighter(AGI={"dice": "1d8", "bonus": 8}))
+    t, a, b = duel(a_stats=fighter(AGI={"dice": "1d8", "bonus": 8}), a_fields={"speed": 12})
+    ok(t.act(a, "walk"))  # 4 m of running start
     e = next(
-        x for x in ok(t.act(a, "jump", kind="running", run_up=10)).events if x["kind"] == "move"
+        x for x in ok(t.act(a, "jump", kind="running", run_up=4)).events if x["kind"] == "move"
     )
     assert (e["data"]["metres"], e["data"]["height"]) == (4, 1.8)
 
@@ -918,10 +920,12 @@ def test_stand_up_refused_when_not_prone_or_space_occupied():
 
 
 def test_cannot_fall_prone_in_deep_water():
-    """'You cannot fall prone in water that is waist-deep or deeper - you begin to swim.'"""
+    """'You cannot fall prone in water that is waist-deep or deeper - you begin to swim.'
+    Already swimming, falling prone is refused with that rule."""
     t, a, b = duel()
-    msg = refused(t.act(a, "fall_prone", deep_water=True), "deep_water")
-    assert "swim" in msg
+    add_effect(t, a, "Swimming")
+    msg = refused(t.act(a, "fall_prone"), "deep_water")
+    assert "waist-deep" in msg
 
 
 def test_prone_cannot_dodge():
@@ -989,13 +993,14 @@ def test_aim_gives_two_on_next_ranged_attack():
 
 
 def test_brace_adds_res_to_defence_until_next_turn():
-    """'Brace: gain double RES to any Defense Rolls until your next turn.'"""
+    """'Brace: gain double RES to any Defense Rolls until your next turn': RES bonus 2
+    counts twice, +4 on the defence roll."""
     t, a, b = duel(defence_prompts=False)
     ok(t.act(a, "brace"))
     end(t)
     out = ok(t.act(b, "attack", target=a))
-    assert "Brace +2" in texts(out)
-    assert next(e for e in out.events if e["kind"] == "attack")["rolls"][1]["total"] == 3
+    assert "Brace +4" in texts(out)
+    assert next(e for e in out.events if e["kind"] == "attack")["rolls"][1]["total"] == 5
     out = ok(t.gm("end_turn"))
     assert "Brace" not in effects(t, a)
 

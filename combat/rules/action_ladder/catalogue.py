@@ -22,6 +22,7 @@ FOLD_JUMP = Option(
     default="none",
 )
 RUN_UP = Option("run_up", "Running start (m)", min=0, max=100, default=0)
+LEDGE = Option("ledge", "Grab an overhead ledge", kind="bool")
 RANGED = Option("ranged", "Ranged", kind="bool", default=False)
 WHAT = Option("text", "What happens", kind="text")
 WEIGHT = Option("weight", "Item weight", min=0, max=1000, default=0)
@@ -61,7 +62,7 @@ ACTIONS = (
         "movement",
         "Move up to a third of your Speed; a jump can be folded in.",
         effect="move",
-        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP, LEDGE),
         extra={"movement": True},
     ),
     _act(
@@ -71,7 +72,7 @@ ACTIONS = (
         "movement",
         "Move your full Speed plus your Athletics level; a jump can be folded in.",
         effect="move",
-        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP, LEDGE),
         extra={"movement": True},
     ),
     _act(
@@ -82,7 +83,7 @@ ACTIONS = (
         "Move your full Speed plus Athletics level plus an AGI roll with its bonus.",
         effect="move",
         bonus=1,
-        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP),
+        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP, LEDGE),
         extra={"movement": True, "needs": ("AGI",)},
     ),
     _act(
@@ -136,7 +137,7 @@ ACTIONS = (
                 "kind", "Jump", kind="choice", choices=("standing", "running"), default="standing"
             ),
             RUN_UP,
-            Option("ledge", "Grab an overhead ledge", kind="bool"),
+            LEDGE,
         ),
         extra={"movement": True, "needs": ("AGI",)},
     ),
@@ -154,13 +155,24 @@ ACTIONS = (
         "Fall Prone",
         1,
         "movement",
-        "Drop prone (not in water waist-deep or deeper: you swim instead).",
+        "Drop prone; in water waist-deep or deeper you begin to swim instead.",
         effect="fall_prone",
         options=(Option("deep_water", "In waist-deep water or deeper", kind="bool"),),
     ),
     # Basic combat actions
     _act(
         "aim", "Aim", 0, "combat", "+2 to hit with your next Ranged Attack.", effect="aim", bonus=1
+    ),
+    _act(
+        "assist",
+        "Assist",
+        0,
+        "combat",
+        "A quick helping hand to an ally (a Bonus Action); say what you help with, and the "
+        "GM judges what it is worth.",
+        effect="assist",
+        bonus=1,
+        options=(TARGET_REQUIRED, WHAT),
     ),
     _act(
         "attack",

@@ -24,7 +24,15 @@ from dataclasses import replace
 from typing import Any
 
 from .. import dice, flow
-from ..base import Ruleset, add_effect, apply_damage, engage, int_option, need_stat
+from ..base import (
+    Ruleset,
+    add_effect,
+    apply_damage,
+    engage,
+    int_option,
+    need_stat,
+    separate,
+)
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import Refused, refuse
@@ -194,11 +202,30 @@ def check_fall_prone(
 ) -> None:
     if has_effect(c, "Prone"):
         raise refuse("already_prone", f"{c.name} is already prone.")
-    if opts.get("deep_water") or has_effect(c, "Swimming"):
+    if has_effect(c, "Swimming"):
         raise refuse(
             "deep_water",
-            f"{c.name} cannot fall prone in water waist-deep "
-            "or deeper: it begins to swim instead (Swim).",
+            f"{c.name} is swimming: nobody falls prone in water waist-deep or deeper "
+            "(Standing Up and Going Prone).",
+        )
+
+
+def check_jump(
+    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
+) -> None:
+    """A running start is run before the jump: it cannot exceed the metres moved so far
+    this turn (Jumping: 'grows by 1 meter for each meter of running start')."""
+    check_run_up(c, opts, float(c.turn.get("moved", 0)))
+
+
+def check_run_up(c: Combatant, opts: dict[str, Any], ran: float) -> None:
+    run_up = int(opts.get("run_up") or 0)
+    running = (opts.get("kind") or opts.get("jump")) == "running"
+    if running and run_up > ran:
+        raise refuse(
+            "run_up_too_long",
+            f"A running jump's running start is the ground covered before it (Jumping): "
+            f"{c.name} has moved {metres(ran)} this turn, not {run_up} m.",
         )
 
 
@@ -293,6 +320,7 @@ ACTION_CHECKS: dict[str, Check] = {
     "crawl": check_crawl,
     "stand_up": check_stand_up,
     "fall_prone": check_fall_prone,
+    "jump": check_jump,
     "grapple": check_grapple,
     "break_free": check_break_free,
     "interrupt": check_interrupt,
@@ -946,24 +974,10 @@ class ActionLadder(Ruleset):
                 self.tell_gm_no_opportunity(enc, c, ev)
             self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengage")
 
-    def tell_gm_no_opportunity(self, enc: Encounter, mover: Combatant, ev: Events) -> None:
-        """An enemy left behind that could pay for an Attack of Opportunity but lacks an
-        attack stat gets no window; the GM is told which stat is missing (RULINGS ladder 8)."""
-        for oid in mover.engaged:
-            other = enc.combatants.get(oid)
-            if other is None or other.defeated or other.res.get("bonus", 0) < 1:
-                continue
-            missing = [s for s in ATTACK_NEEDS if not stat_key(other, s)]
-            if missing:
-                ev.add(
-                    "gm_notice",
-                    f"{other.name} gets no Opportunity Attack on {mover.name}: it has no "
-                    f"{' or '.join(missing)} stat (the GM sets it on the combatant).",
-                    actor=other.id,
-                    involved=(mover.id,),
-                    secret=True,
-                    data={"missing": missing},
-                )
+    def opportunity_missing(self, enc: Encounter, other: Combatant) -> list[str]:
+        if other.res.get("bonus", 0) < 1:
+            return []
+        return [s for s in ATTACK_NEEDS if not stat_key(other, s)]
 
     def jump_reach(
         self, c: Combatant, enc: Encounter, kind: str, run_up: int, ledge: bool
@@ -1030,11 +1044,16 @@ class ActionLadder(Ruleset):
             dist = max(dist - 1, 0)
         jump = opts.get("jump") or "none"
         if jump != "none":
-            jd, jh = self.jump_reach(c, enc, jump, int(opts.get("run_up") or 0), False)
+            # The run-up of a folded jump is run this turn, this move's metres included.
+            check_run_up(c, opts, float(c.turn.get("moved", 0)) + dist)
+            jd, jh = self.jump_reach(
+                c, enc, jump, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
+            )
             jd = min(jd, dist)
             dist -= jd
             notes.append(f"a {jump} jump of up to {metres(jd)} (height {metres(jh)}) from it")
         extra = f"; {'; '.join(notes)}" if notes else ""
+        c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
         ev.add(
             "move",
             f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, up to {metres(dist)}{extra}.",
@@ -1057,6 +1076,7 @@ class ActionLadder(Ruleset):
         dist, height = self.jump_reach(
             c, enc, kind, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
         )
+        c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
         ev.add(
             "move",
             f"{c.name}: {kind} Jump{self.spent_text(enc, c, a, opts)}, up to "
@@ -1088,6 +1108,17 @@ class ActionLadder(Ruleset):
         rng: random.Random,
         ev: Events,
     ) -> None:
+        if opts.get("deep_water"):
+            # 'You cannot fall prone in water that is waist-deep or deeper - you begin to swim.'
+            add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
+            ev.add(
+                "swim",
+                f"{c.name} cannot fall prone in water waist-deep or deeper: it begins to "
+                f"swim instead{self.spent_text(enc, c, a, opts)}, and keeps to Swim until a "
+                "Step gets it up or out.",
+                actor=c.id,
+            )
+            return
         self.knock_prone(c)
         ev.add("prone", f"{c.name} falls prone{self.spent_text(enc, c, a, opts)}.", actor=c.id)
 
@@ -1140,7 +1171,8 @@ class ActionLadder(Ruleset):
         rng: random.Random,
         ev: Events,
     ) -> None:
-        res = bonus_of(c, "RES", "Brace")
+        # 'gain double RES to any Defense Rolls': the RES bonus twice over.
+        res = 2 * bonus_of(c, "RES", "Brace")
         drop_effects(c, "Brace")
         add_effect(
             c,
@@ -1149,14 +1181,38 @@ class ActionLadder(Ruleset):
                 "turn_start",
                 c.id,
                 {"bonus": res},
-                f"Brace: RES counts double (+{res} defence)",
+                f"Brace: double RES (+{res} defence)",
             ),
         )
         ev.add(
             "brace",
-            f"{c.name} Braces{self.spent_text(enc, c, a, opts)}: +{res} (RES "
-            "again) on every defence roll until its next turn.",
+            f"{c.name} Braces{self.spent_text(enc, c, a, opts)}: +{res} (double RES) "
+            "on every defence roll until its next turn.",
             actor=c.id,
+        )
+
+    def do_assist(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
+        """Assist is a Bonus Action (Action Types: 'a quick task that takes no more than a
+        second'); the rules text gives it no number, so the ally is marked Assisted until
+        the helper's next turn and the GM judges what the help is worth."""
+        t = enc.get(opts["target"])
+        what = f" with {opts['text']}" if opts.get("text") else ""
+        drop_effects(t, "Assisted")
+        add_effect(t, Effect("Assisted", "turn_start", c.id, {"by": c.id}, f"Assisted by {c.name}"))
+        ev.add(
+            "assist",
+            f"{c.name} Assists {t.name}{what}{self.spent_text(enc, c, a, opts)}: the GM "
+            "judges what the help is worth, until its next turn.",
+            actor=c.id,
+            involved=(t.id,),
         )
 
     def do_evade(
@@ -1402,7 +1458,8 @@ class ActionLadder(Ruleset):
             back = max(1, dice_only // 2)
             save = roll_of(t, "STR", 0, rng, "STR save against Shove")
             rolls.append(save)
-            text += f": {t.name} is pushed back {back} m"
+            text += f": {t.name} is pushed back {back} m, out of {c.name}'s reach"
+            separate(c, t)  # forced movement: it provokes nothing
             if save.total >= mine.total:
                 text += f" and keeps its feet (STR save {save.total})"
             else:
@@ -1898,6 +1955,7 @@ class ActionLadder(Ruleset):
     def can_catch(self, enc: Encounter, t: Combatant) -> bool:
         return (
             not t.defeated
+            and not has_effect(t, "Climbing")  # both hands are busy while climbing
             and t.res.get("bonus", 0) >= 1
             and bool(self.setting(enc, "defence_prompts", t))
         )
@@ -2072,6 +2130,12 @@ class ActionLadder(Ruleset):
         ev: Events,
     ) -> None:
         d = w.detail
+        if has_effect(c, "Climbing"):
+            raise refuse(
+                "hands_busy",
+                f"{c.name} is climbing: both hands are unavailable, and Catch needs a free "
+                "hand (Climbing, Crawling, and Swimming; Catch in Detail).",
+            )
         if d["kind"] == "throw":
             need(c, "AGI", "Catch")
             need(c, "FCS", "Catch")
