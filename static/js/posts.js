@@ -10,8 +10,8 @@
  *    marked aria-busy, and the same button sends nothing more; the form's other buttons
  *    and every other form stay free. A push that redraws the button meanwhile does not
  *    make it clickable again.
- *    A repeated tap on the same spot within that time is dropped when a push has put a
- *    new button there meanwhile, so a triple tap never presses the next button.
+ *    A repeated tap on the same spot within that time is dropped when a push has put
+ *    another button there meanwhile, so a triple tap never presses the next button.
  * 3. Failure. A post that gets no answer (the network failed) or a server error is
  *    reported in the flash region in words, with a "Send again" button that sends the
  *    very same request again: the same fields, the same key, so it can never act twice.
@@ -116,23 +116,15 @@
     buttons.forEach(markBusy);
   });
 
-  // A tap that lands where the last one did, within a double tap's time, on a button that
-  // was not on the page at that tap is the same tap again: a push has put a new button
-  // under the finger (Start combat answered, and "Advance turn" now sits there). It is
-  // dropped, so a triple tap can never press the next button. A button that was already
-  // offered is pressed as usual (the same button again is what "busy" above is for).
-  // Only real pointer clicks count (detail > 0); keyboard presses and the GM's shortcuts
-  // (element.click(), detail 0) are never dropped.
+  // A tap that lands where the last one did, within a double tap's time, on another
+  // button than that tap pressed is the same tap again: a push has put a different button
+  // under the finger (Start combat answered, and "Advance turn" now sits there; or the
+  // page grew above it and moved one of the other buttons there). It is dropped, so a
+  // triple tap can never press the next button. The same button again is what "busy"
+  // above is for. Only real pointer clicks count (detail > 0); keyboard presses and the
+  // GM's shortcuts (element.click(), detail 0) are never dropped.
   var NEAR_PX = 30;
-  var lastTap = null; // {x, y, at, offered: the signatures of the buttons then shown}
-
-  function offeredNow() {
-    var out = new Set();
-    document.querySelectorAll(BUTTONS).forEach(function (b) {
-      out.add(sig(b));
-    });
-    return out;
-  }
+  var lastTap = null; // {x, y, at, pressed: the signature of the button that tap pressed}
   document.addEventListener(
     "click",
     function (evt) {
@@ -150,13 +142,13 @@
         now - lastTap.at < HOLD_MS &&
         Math.abs(evt.clientX - lastTap.x) < NEAR_PX &&
         Math.abs(evt.clientY - lastTap.y) < NEAR_PX &&
-        !lastTap.offered.has(sig(b))
+        sig(b) !== lastTap.pressed
       ) {
         evt.preventDefault();
         evt.stopImmediatePropagation();
         return;
       }
-      lastTap = { x: evt.clientX, y: evt.clientY, at: now, offered: offeredNow() };
+      lastTap = { x: evt.clientX, y: evt.clientY, at: now, pressed: sig(b) };
     },
     true
   );

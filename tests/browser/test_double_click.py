@@ -160,3 +160,50 @@ def test_the_button_is_busy_while_its_post_is_on_its_way(make_table, sit_down, t
     expect(button).not_to_have_attribute("aria-busy", "true")
     p1.page.unroute("**/command/")
     assert commands(t, "act") == 1
+
+
+def test_a_repeated_tap_never_presses_another_button_the_page_moved_under_it(make_table, sit_down):
+    """A phone's second tap lands where the first did, but the page has changed meanwhile
+    and another of its buttons, one that was already on the page, now sits under the
+    finger (as when a push adds a line above it). The second tap is the same tap again,
+    not a press of that button: only the first action is taken."""
+    t = make_table("action_points")
+    people = sit_down(t, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    gm, p1 = people.gm, people.p1
+    gm.page.get_by_test_id("start-combat").click()
+    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    first = action_form(p1, t.ana, "defensive_stance")
+    other = action_form(p1, t.ana, "move")
+    button = first.get_by_test_id(f"action-button-{t.ana}-defensive_stance")
+    button.evaluate("b => b.scrollIntoView({block: 'center'})")
+    button.tap(trial=True)
+    box = button.bounding_box()
+    assert box
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    held = []  # the answers wait, so no push redraws the page between the two taps
+
+    def hold(route) -> None:
+        held.append(route)
+
+    p1.page.route("**/command/", hold)
+    p1.page.touchscreen.tap(x, y)
+    # The page changes under the finger: Move's form takes Defensive Stance's place.
+    first.evaluate(
+        "(form, other) => { form.before(other); form.hidden = true; }", other.element_handle()
+    )
+    under = p1.page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y)?.closest('button')?.dataset.testid",
+        [x, y],
+    )
+    assert under == f"action-button-{t.ana}-move", f"the finger is over {under}"
+    p1.page.touchscreen.tap(x, y)
+    p1.page.evaluate("0")  # a round trip: a post the second tap sent has been routed
+    for route in held:
+        route.continue_()
+    p1.page.unroute("**/command/")
+
+    settle([p1])
+    assert len(held) == 1, "the second tap sent a post"
+    assert commands(t, "act") == 1
+    assert LogEntry.objects.filter(encounter_id=t.enc.pk, command__action="move").count() == 0
