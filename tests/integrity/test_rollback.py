@@ -10,7 +10,6 @@ application.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from typing import Any
 
@@ -24,6 +23,7 @@ from django.test import Client
 from combat import services
 from combat.access import seat_viewer
 from combat.models import Encounter, LogEntry, Seat
+from tests.markers import before_resync, first_view, is_view
 from vtt.asgi import application
 
 from .conftest import Table, build_table, figure
@@ -62,40 +62,11 @@ def sockets(t: Table) -> dict[str, WebsocketCommunicator]:
     }
 
 
-def is_view(frame: str) -> bool:
-    """A frame of the table's view (presence updates to the GM are not)."""
-    return 'id="sync"' in frame
-
-
-def is_whole_view(frame: str) -> bool:
-    # A push names the version it follows; the whole view (on connecting or asking) does not.
-    return is_view(frame) and "data-prev-version" not in frame
-
-
-async def first_view(comm: WebsocketCommunicator) -> None:
-    """The whole view every socket gets on connecting."""
-    while not is_whole_view(await comm.receive_from(timeout=TIMEOUT)):
-        pass
-
-
-async def views_until_resync(comm: WebsocketCommunicator) -> list[str]:
-    """The view frames that reach the socket before the answer to a resync sent now.
-
-    The answer is the marker that nothing more is on its way: anything the server pushed
-    before it was asked comes first.
-    """
-    await comm.send_to(text_data=json.dumps({"type": "resync"}))
-    frames = []
-    while not is_whole_view(frame := await comm.receive_from(timeout=TIMEOUT)):
-        if is_view(frame):
-            frames.append(frame)
-    return frames
-
-
 async def views_so_far(socks: dict[str, WebsocketCommunicator]) -> dict[str, list[str]]:
     """Each socket's view frames pushed so far (all sockets at once), presence left out."""
-    frames = await asyncio.gather(*(views_until_resync(c) for c in socks.values()))
-    return dict(zip(socks, frames, strict=True))
+    got = await asyncio.gather(*(before_resync(c) for c in socks.values()))
+    views = [[f for f in frames if is_view(f)] for frames, _ in got]
+    return dict(zip(socks, views, strict=True))
 
 
 def spend(t: Table) -> services.Result:

@@ -10,6 +10,7 @@ from channels.db import database_sync_to_async
 
 from combat import broadcast, services
 from combat.access import gm_viewer, seat_viewer
+from tests.markers import before_resync, is_view
 
 from .conftest import HIDDEN, Table, gm_socket, player_socket, socket, spectator_socket
 
@@ -28,13 +29,6 @@ async def connect(comm) -> str:
     connected, _ = await comm.connect(timeout=TIMEOUT)
     assert connected
     return await comm.receive_from(timeout=TIMEOUT)
-
-
-async def drain(comm) -> list[str]:
-    frames = []
-    while not await comm.receive_nothing(timeout=0.3):
-        frames.append(await comm.receive_from(timeout=TIMEOUT))
-    return frames
 
 
 async def gm_command(t: Table, **command) -> services.Result:
@@ -72,12 +66,13 @@ async def test_a_command_pushes_exactly_one_frame_per_audience_with_the_new_vers
     for comm in socks.values():
         await connect(comm)
     for comm in socks.values():
-        await drain(comm)  # presence updates from the others connecting
+        await before_resync(comm)  # presence updates from the others connecting
     result = await gm_command(table, type="start_combat")
     for name, comm in socks.items():
-        frame = await comm.receive_from(timeout=TIMEOUT)
-        assert version_of(frame) == result.version, name
-        assert await comm.receive_nothing(timeout=0.3), f"{name} got a second frame"
+        frames, _ = await before_resync(comm)
+        views = [f for f in frames if is_view(f)]
+        assert len(views) == 1, f"{name} got {len(views)} frames"
+        assert version_of(views[0]) == result.version, name
     for comm in socks.values():
         await comm.disconnect()
 
@@ -116,7 +111,8 @@ async def test_hidden_combatant_never_reaches_player_or_public_frames(table: Tab
     await gm_command(table, type="set_initiative", actor=table.troll, initiative=99)
     await gm_command(table, type="start_combat")  # the Troll acts first
     for name, comm in (("gm", gm), ("p1", p1), ("public", watcher)):
-        frames[name] += await drain(comm)
+        pushed, answer = await before_resync(comm)
+        frames[name] += [*pushed, answer]
     assert any(HIDDEN in f for f in frames["gm"])
     for name in ("p1", "public"):
         assert len(frames[name]) >= 5
@@ -201,7 +197,7 @@ async def test_bad_credentials_are_refused(table: Table, who: str):
 async def test_presence_is_pushed_to_the_gm(table: Table):
     gm = gm_socket(table)
     await connect(gm)
-    await drain(gm)
+    await before_resync(gm)
     p1 = player_socket(table.seat1.token)
     await connect(p1)
     frame = await gm.receive_from(timeout=TIMEOUT)
@@ -222,7 +218,9 @@ async def test_heartbeat_with_an_old_version_gets_the_whole_view(table: Table):
     first = await connect(p1)
     current = version_of(first)
     await p1.send_to(text_data=json.dumps({"type": "heartbeat", "version": str(current)}))
-    assert await p1.receive_nothing(timeout=0.3)
+    pushed, answer = await before_resync(p1)
+    assert pushed == [], "a heartbeat naming the current version got an answer"
+    assert version_of(answer) == current
     await p1.send_to(text_data=json.dumps({"type": "heartbeat", "version": str(current - 1)}))
     again = await p1.receive_from(timeout=TIMEOUT)
     assert version_of(again) == current and 'id="panels"' in again
@@ -235,10 +233,10 @@ async def test_player_command_reaches_the_gm_and_the_other_player(table: Table):
     gm, p2 = gm_socket(table), player_socket(table.seat2.token)
     await connect(gm)
     await connect(p2)
-    await drain(gm)
+    await before_resync(gm)
     await gm_command(table, type="start_combat")
-    await drain(gm)
-    await drain(p2)
+    await before_resync(gm)
+    await before_resync(p2)
     result = await database_sync_to_async(services.run_command)(
         table.enc.pk,
         seat_viewer(table.seat1),
@@ -267,7 +265,7 @@ async def test_stale_frames_never_take_a_socket_back_in_time(table: Table):
     await get_channel_layer().group_send(
         layer_group, {"type": broadcast.FRAME, "html": "old", "version": current}
     )
-    assert await p1.receive_nothing(timeout=0.3)
+    # Pushes reach the socket in order: the next one it gets is the newer one.
     await get_channel_layer().group_send(
         layer_group, {"type": broadcast.FRAME, "html": "new", "version": current + 1}
     )
