@@ -12,7 +12,7 @@
   (pytest-asyncio) run before them; `test_zz_after_browsers.py` runs last and
   checks that async and ORM tests still work after the browsers are gone.
 - `make_table`: an encounter of a given ruleset built through the app's own
-  services: a GM (who logs in through the log-in page), Ana (player 1), Bram
+  services: a GM (logged in by a session cookie), Ana (player 1), Bram
   (player 2), a Goblin and a hidden Lurking Troll. Every die is `1d1`, so each
   roll is known.
 - `sit_down`: a browser context per person (GM, player 1, player 2,
@@ -484,6 +484,17 @@ def log_in(person: Person, base: str, username: str, password: str) -> None:
     person.page.wait_for_load_state("load")
 
 
+def logged_in_cookie(user: Any, base: str) -> dict[str, str]:
+    """The session cookie of `user` logged in, for a browser context on `base`."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    return {"name": name, "value": client.cookies[name].value, "url": base}
+
+
 def link_of(gm: Person, testid: str) -> str:
     link = gm.page.get_by_test_id(testid)
     href = link.get_attribute("href")
@@ -512,8 +523,9 @@ def sit_down(browser, live_server_url, transactional_db) -> Iterator[Callable[..
             return p
 
         gm = person("gm", "GM")
-        log_in(gm, base, GM_USERNAME, GM_PASSWORD)
-        gm.navigations.clear()  # from here on the GM stays on the console
+        # Logged in already (the log-in page itself is driven by test_screenshots.py and
+        # tests/ux): the GM's browser holds the session cookie a log-in would have set.
+        gm.context.add_cookies([logged_in_cookie(table.enc.owner, base)])
         arrive(gm, f"{base}/enc/{table.enc.pk}/")
         seat1 = link_of(gm, f"seat-link-{table.seat1.pk}")
         seat2 = link_of(gm, f"seat-link-{table.seat2.pk}")
