@@ -95,11 +95,13 @@ class Caller:
 
     @property
     def rate_key(self) -> str:
-        """Whose commands these count as: the seat, the API token, or the logged-in GM."""
+        """Whose commands these count as: the seat's link, or the GM's account.
+
+        All of an account's API tokens and its console count together (the console posts
+        as `user:<id>` too), so a second token gives no more commands than the first.
+        """
         if self.seat is not None:
             return f"seat:{self.seat.pk}"
-        if self.token_id is not None:
-            return f"token:{self.token_id}"
         if self.user is not None:
             return f"user:{self.user.pk}"
         return "spectator"
@@ -423,7 +425,7 @@ def _viewer_or_error(request: HttpRequest, encounter_id: str) -> Viewer | JsonRe
 
 
 def _command_limit(caller: Caller) -> JsonResponse | None:
-    """One more command for this seat, token or GM; 429 once past the limit."""
+    """One more command for this seat or GM account; 429 once past the limit."""
     limited = ratelimit.hit("commands", caller.rate_key, settings.VTT_RATE_COMMANDS, "commands")
     if limited is None:
         return None

@@ -94,7 +94,7 @@ def too_many(request: HttpRequest, limited: ratelimit.Limited) -> HttpResponse:
 
 
 def command_limit(request: HttpRequest, who: str) -> HttpResponse | None:
-    """One more command for `who` (a seat, a token, a GM); 429 once past the limit."""
+    """One more command for `who` (a seat, or a GM's account); 429 once past the limit."""
     limited = ratelimit.hit("commands", who, settings.VTT_RATE_COMMANDS, "commands")
     return None if limited is None else too_many(request, limited)
 

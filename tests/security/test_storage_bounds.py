@@ -1,9 +1,9 @@
 """Floods and odd input that used to fill the disk or fail on the server (issue 12, items 7, 8, 12).
 
-- Rate limits (combat/ratelimit.py): commands per seat, per API token and per GM over
-  HTTP and the API; imports per account; sign-ups per address. Past a limit the answer
-  is 429 with a sentence saying how long to wait (in the flash region for htmx, with
-  Retry-After), and nothing is stored.
+- Rate limits (combat/ratelimit.py): commands per seat link and per GM account (all of
+  its API tokens and its console together) over HTTP and the API; imports per account;
+  sign-ups per address. Past a limit the answer is 429 with a sentence saying how long to
+  wait (in the flash region for htmx, with Retry-After), and nothing is stored.
 - Input that used to answer 500: a 5000-digit encounter id (before authentication), a
   token id that is a digit only to Unicode ("²"), an import nested 200,000 deep and an
   import holding half of a surrogate pair. Each now gets a 4xx with a sentence.
@@ -105,16 +105,29 @@ def test_the_seat_limit_counts_its_api_calls_too(table: Table, settings, still_c
     assert snapshot() == before
 
 
-def test_a_gm_api_token_has_its_own_limit(table: Table, settings, still_clock):
-    settings.VTT_RATE_COMMANDS = (2, 10)
-    for _ in range(2):
-        assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 200
-    before = snapshot()
-    assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 429
-    assert snapshot() == before
-    # A second token of the same GM counts apart (each script its own).
+def test_a_gms_tokens_and_console_share_one_limit(table: Table, settings, still_clock):
+    """Issue 36 item 2: the limit is per account, not per token. Before, each token counted
+    apart, so 10 tokens gave 10 times the commands (25 accepted a second)."""
+    settings.VTT_RATE_COMMANDS = (4, 10)
     _, second = ApiToken.issue(table.gm_user, "Second script")
+    _, third = ApiToken.issue(table.gm_user, "Third script")
+    assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 200
     assert api_roll(second, table.enc.pk, table.goblin).status_code == 200
+    assert api_roll(third, table.enc.pk, table.goblin).status_code == 200
+    gm = table.clients["gm"]
+    assert gm.post(f"/enc/{table.enc.pk}/command/", ROLL, **HTMX).status_code == 200
+    before = snapshot()
+    for token in (table.gm_key, second, third):
+        r = api_roll(token, table.enc.pk, table.goblin)
+        assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited", token
+    r = gm.post(f"/enc/{table.enc.pk}/command/", ROLL, **HTMX)
+    assert r.status_code == 429 and "Too many commands" in words(r)
+    assert snapshot() == before
+    _, fourth = ApiToken.issue(table.gm_user, "A fresh token")
+    assert api_roll(fourth, table.enc.pk, table.goblin).status_code == 429
+    # The players' seats count apart from the GM's account, each on its own link.
+    assert api_roll(table.seat1.token, table.enc.pk, table.ana).status_code == 200
+    assert api_roll(table.seat2.token, table.enc.pk, table.bram).status_code == 200
 
 
 def test_a_plain_form_post_past_the_limit_gets_a_page_in_words(table: Table, settings, still_clock):
