@@ -18,6 +18,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -322,6 +323,27 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form})
 
 
+def _issue_token(request: UserHttpRequest, name: str) -> str:
+    """A new token for the account, shown once; "" and the sentence when it holds the most.
+
+    Each token could once bring its own command allowance; the count is per account now,
+    and the cap keeps the list of live secrets an account must look after short.
+    """
+    most = settings.VTT_MAX_API_TOKENS
+    with transaction.atomic():
+        # The account's row is the lock: two posts at once cannot both take the last place.
+        User.objects.select_for_update().filter(pk=request.user.pk).first()
+        held = ApiToken.objects.filter(user=request.user).count()
+        if held >= most:
+            messages.error(
+                request,
+                f"You already have {held} API tokens, the most one account may hold: "
+                "delete one you no longer use before making another.",
+            )
+            return ""
+        return ApiToken.issue(request.user, name)[1]
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def api_tokens(request: UserHttpRequest) -> HttpResponse:
@@ -347,7 +369,7 @@ def api_tokens(request: UserHttpRequest) -> HttpResponse:
                 request, f"A token name is at most 80 characters; this one has {len(name)}."
             )
         else:
-            _, new_token = ApiToken.issue(request.user, name)
+            new_token = _issue_token(request, name)
     tokens = ApiToken.objects.filter(user=request.user).order_by("-created")
     return render(request, "combat/api_tokens.html", {"tokens": tokens, "new_token": new_token})
 

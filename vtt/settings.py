@@ -251,6 +251,9 @@ VTT_RATE_COMMANDS = (env_int("VTT_RATE_COMMANDS", 60), 10)
 VTT_RATE_IMPORTS = (env_int("VTT_RATE_IMPORTS", 20), 3600)
 VTT_RATE_SIGNUPS = (env_int("VTT_RATE_SIGNUPS", 20), 3600)
 
+# The most API tokens one account may hold at once (a program or two, a spare).
+VTT_MAX_API_TOKENS = env_int("VTT_MAX_API_TOKENS", 10)
+
 # --- Authentication ----------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

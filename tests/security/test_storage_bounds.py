@@ -375,3 +375,36 @@ def test_an_encounter_holds_at_most_50_custom_actions(table: Table, settings):
         gm_api(table, {"type": "add_custom_action", "name": "Trick 50", "cost": 1}).status_code
         == 200
     )
+
+
+# --- issue 36 item 2: what one account may make ----------------------------------------------
+
+
+def test_an_account_holds_at_most_ten_api_tokens(table: Table, settings):
+    """Before, tokens were unlimited (and each brought its own command allowance)."""
+    most = settings.VTT_MAX_API_TOKENS
+    assert most == 10
+    gm = table.clients["gm"]
+    held = ApiToken.objects.filter(user=table.gm_user).count()
+    for n in range(most - held):
+        r = gm.post("/account/api-tokens/", {"name": f"Script {n}"})
+        assert r.status_code == 200 and 'data-testid="new-token"' in r.content.decode()
+    before = snapshot()
+    keys = set(ApiToken.objects.values_list("key_hash", flat=True))
+    r = gm.post("/account/api-tokens/", {"name": "One too many"})
+    assert r.status_code == 200
+    assert 'data-testid="new-token"' not in r.content.decode()
+    assert (
+        "You already have 10 API tokens, the most one account may hold: delete one you no "
+        "longer use before making another." in words(r)
+    )
+    assert set(ApiToken.objects.values_list("key_hash", flat=True)) == keys
+    assert snapshot() == before
+    # Another account is not held back; deleting one makes room again.
+    outsider = table.clients["outsider"]
+    assert 'data-testid="new-token"' in outsider.post("/account/api-tokens/", {}).content.decode()
+    oldest = ApiToken.objects.filter(user=table.gm_user).earliest("created")
+    gm.post("/account/api-tokens/", {"delete": str(oldest.pk)})
+    r = gm.post("/account/api-tokens/", {"name": "In its place"})
+    assert 'data-testid="new-token"' in r.content.decode()
+    assert ApiToken.objects.filter(user=table.gm_user).count() == most
