@@ -95,11 +95,13 @@ class Caller:
 
     @property
     def rate_key(self) -> str:
-        """Whose commands these count as: the seat, the API token, or the logged-in GM."""
+        """Whose commands these count as: the seat's link, or the GM's account.
+
+        All of an account's API tokens and its console count together (the console posts
+        as `user:<id>` too), so a second token gives no more commands than the first.
+        """
         if self.seat is not None:
             return f"seat:{self.seat.pk}"
-        if self.token_id is not None:
-            return f"token:{self.token_id}"
         if self.user is not None:
             return f"user:{self.user.pk}"
         return "spectator"
@@ -387,6 +389,8 @@ def encounters(request: HttpRequest) -> JsonResponse:
     name = data.get("name") or "Encounter"
     if not isinstance(name, str):
         return error("bad_request", "`name` must be text.", 400)
+    if limited := _making_limit("encounters", caller.user.pk):
+        return limited
     made = services.create_encounter(caller.user, name, data["ruleset"], settings)
     if isinstance(made, Refusal):
         return refusal_response(made)
@@ -423,10 +427,18 @@ def _viewer_or_error(request: HttpRequest, encounter_id: str) -> Viewer | JsonRe
 
 
 def _command_limit(caller: Caller) -> JsonResponse | None:
-    """One more command for this seat, token or GM; 429 once past the limit."""
+    """One more command for this seat or GM account; 429 once past the limit."""
     limited = ratelimit.hit("commands", caller.rate_key, settings.VTT_RATE_COMMANDS, "commands")
-    if limited is None:
-        return None
+    return None if limited is None else too_many(limited)
+
+
+def _making_limit(kind: str, account: object) -> JsonResponse | None:
+    """One more encounter or seat made by this GM account; 429 once past the limit."""
+    limited = ratelimit.making(kind, account)
+    return None if limited is None else too_many(limited)
+
+
+def too_many(limited: ratelimit.Limited) -> JsonResponse:
     response = error("rate_limited", limited.message, 429)
     response["Retry-After"] = str(limited.wait)
     return response
@@ -574,6 +586,9 @@ def seats(request: HttpRequest, encounter_id: str) -> JsonResponse:
         return error("bad_request", "`combatants` must be a list of combatant ids.", 400)
     if len(ids) > MAX_SEAT_COMBATANTS:
         return error("too_many", f"A seat controls at most {MAX_SEAT_COMBATANTS} combatants.", 400)
+    owner = Encounter.objects.values_list("owner_id", flat=True).get(pk=viewer.encounter_id)
+    if limited := _making_limit("seats", owner):
+        return limited
     seat = services.create_seat(viewer.encounter_id, name, ids)
     body = {
         "id": seat.pk,

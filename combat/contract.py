@@ -512,7 +512,7 @@ def describe_encounters(request: HttpRequest) -> HttpResponse:
 
 @contract.post(
     "/encounters",
-    response={201: EncounterOut, **_errors(400, 401, 403)},
+    response={201: EncounterOut, **_errors(400, 401, 403, 429)},
     auth=AUTH,
     operation_id="create_encounter",
     summary="A new encounter",
@@ -573,7 +573,7 @@ def describe_seats(request: HttpRequest, encounter_id: int) -> HttpResponse:
 
 @contract.post(
     "/encounters/{encounter_id}/seats",
-    response={201: SeatCreated, **_errors(400, 401, 403, 404)},
+    response={201: SeatCreated, **_errors(400, 401, 403, 404, 429)},
     auth=AUTH,
     operation_id="create_seat",
     summary="A new player seat",

@@ -16,6 +16,7 @@ import math
 import time
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.cache import cache
 
 # The wall clock (tests set it still); windows are counted in it, across processes.
@@ -52,3 +53,19 @@ def hit(scope: str, who: str, limit: tuple[int, int], what: str) -> Limited | No
         return None
     wait = max(1, math.ceil((index + 1) * window - now))
     return Limited(what, wait)
+
+
+# What an account makes, each counted on its own: the setting with its limit, and the
+# words of the refusal ("Too many new seats in a short time: ...").
+MAKING = {
+    "encounters": ("VTT_RATE_NEW_ENCOUNTERS", "new encounters"),
+    "seats": ("VTT_RATE_NEW_SEATS", "new seats"),
+    "links": ("VTT_RATE_NEW_LINKS", "new links"),
+    "tokens": ("VTT_RATE_NEW_TOKENS", "new API tokens"),
+}
+
+
+def making(kind: str, account: object) -> Limited | None:
+    """Count one more `kind` (a key of MAKING) made by the account with this id."""
+    setting, what = MAKING[kind]
+    return hit(f"new-{kind}", str(account), getattr(settings, setting), what)

@@ -18,6 +18,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -94,9 +95,27 @@ def too_many(request: HttpRequest, limited: ratelimit.Limited) -> HttpResponse:
 
 
 def command_limit(request: HttpRequest, who: str) -> HttpResponse | None:
-    """One more command for `who` (a seat, a token, a GM); 429 once past the limit."""
+    """One more command for `who` (a seat, or a GM's account); 429 once past the limit."""
     limited = ratelimit.hit("commands", who, settings.VTT_RATE_COMMANDS, "commands")
     return None if limited is None else too_many(request, limited)
+
+
+def making_limit(request: HttpRequest, kind: str) -> ratelimit.Limited | None:
+    """One more `kind` (encounters, seats, links, tokens) made by the logged-in account."""
+    return ratelimit.making(kind, request.user.pk)
+
+
+def too_many_on_page(
+    request: HttpRequest, limited: ratelimit.Limited, template: str, context: dict[str, Any]
+) -> HttpResponse:
+    """429 with the sentence: the flash of the same page for a plain form (what was typed
+    stays), the flash region for htmx."""
+    if _is_htmx(request):
+        return too_many(request, limited)
+    messages.error(request, limited.message)
+    response = render(request, template, context, status=429)
+    response["Retry-After"] = str(limited.wait)
+    return response
 
 
 def allow(*methods: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
@@ -322,6 +341,30 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form})
 
 
+def _issue_token(request: UserHttpRequest, name: str) -> str | ratelimit.Limited:
+    """A new token for the account, shown once; "" and the sentence when it holds the most;
+    the refusal when it made too many in a short time (a full account is told that first).
+
+    Each token could once bring its own command allowance; the count is per account now,
+    and the cap keeps the list of live secrets an account must look after short.
+    """
+    most = settings.VTT_MAX_API_TOKENS
+    with transaction.atomic():
+        # The account's row is the lock: two posts at once cannot both take the last place.
+        User.objects.select_for_update().filter(pk=request.user.pk).first()
+        held = ApiToken.objects.filter(user=request.user).count()
+        if held >= most:
+            messages.error(
+                request,
+                f"You already have {held} API tokens, the most one account may hold: "
+                "delete one you no longer use before making another.",
+            )
+            return ""
+        if limited := making_limit(request, "tokens"):
+            return limited
+        return ApiToken.issue(request.user, name)[1]
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def api_tokens(request: UserHttpRequest) -> HttpResponse:
@@ -347,7 +390,12 @@ def api_tokens(request: UserHttpRequest) -> HttpResponse:
                 request, f"A token name is at most 80 characters; this one has {len(name)}."
             )
         else:
-            _, new_token = ApiToken.issue(request.user, name)
+            made = _issue_token(request, name)
+            if isinstance(made, ratelimit.Limited):
+                tokens = ApiToken.objects.filter(user=request.user).order_by("-created")
+                ctx = {"tokens": tokens, "new_token": ""}
+                return too_many_on_page(request, made, "combat/api_tokens.html", ctx)
+            new_token = made
     tokens = ApiToken.objects.filter(user=request.user).order_by("-created")
     return render(request, "combat/api_tokens.html", {"tokens": tokens, "new_token": new_token})
 
@@ -395,6 +443,9 @@ def encounter_new(request: HtmxHttpRequest) -> HttpResponse:
     if key not in rulesets():
         messages.error(request, f"There is no ruleset {key[:40]!r}.")
         return render(request, "combat/encounter_new.html", _new_context(default, name))
+    if limited := making_limit(request, "encounters"):
+        ctx = _new_context(key, name)
+        return too_many_on_page(request, limited, "combat/encounter_new.html", ctx)
     made = services.create_encounter(
         request.user, name, key, forms.encounter_settings(request.POST, key)
     )
@@ -712,6 +763,8 @@ def seat_create(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     back = reverse("gm_console", args=[enc.pk])
     if problem := forms.seat_name_problem(name):
         return answer(request, gm_viewer(enc), refusal=Refusal("bad_option", problem), back=back)
+    if limited := making_limit(request, "seats"):
+        return too_many(request, limited)
     seat = services.create_seat(enc.pk, name)
     notice = f"Seat {seat.name} created: share {reverse('player', args=[seat.token])}"
     return answer(
@@ -751,6 +804,10 @@ def seat_revoke(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> Ht
 @require_POST
 def seat_regenerate(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
+    if not enc.seats.filter(pk=seat_id).exists():
+        raise Http404("No such seat in this encounter.")
+    if limited := making_limit(request, "links"):
+        return too_many(request, limited)
     seat = services.regenerate_seat(enc.pk, seat_id)
     if seat is None:
         raise Http404("No such seat in this encounter.")
@@ -769,6 +826,9 @@ def seat_regenerate(request: HtmxHttpRequest, encounter_id: int, seat_id: int) -
 def spectator_link(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
     enabled = request.POST.get("do") != "disable"
+    # Turning the link off makes nothing, so it is never held back.
+    if enabled and (limited := making_limit(request, "links")):
+        return too_many(request, limited)
     services.set_spectator_link(enc.pk, enabled)
     notice = "New spectator link; the old one is dead." if enabled else "Spectator link turned off."
     back = reverse("gm_console", args=[enc.pk])

@@ -251,6 +251,17 @@ VTT_RATE_COMMANDS = (env_int("VTT_RATE_COMMANDS", 60), 10)
 VTT_RATE_IMPORTS = (env_int("VTT_RATE_IMPORTS", 20), 3600)
 VTT_RATE_SIGNUPS = (env_int("VTT_RATE_SIGNUPS", 20), 3600)
 
+# What one account may make in a minute: encounters (the page and the API), player seats,
+# new links (a spectator link made or replaced, a seat's link replaced) and API tokens. A GM
+# setting up a table makes a handful of each; a script looping on them is stopped.
+VTT_RATE_NEW_ENCOUNTERS = (env_int("VTT_RATE_NEW_ENCOUNTERS", 30), 60)
+VTT_RATE_NEW_SEATS = (env_int("VTT_RATE_NEW_SEATS", 30), 60)
+VTT_RATE_NEW_LINKS = (env_int("VTT_RATE_NEW_LINKS", 30), 60)
+VTT_RATE_NEW_TOKENS = (env_int("VTT_RATE_NEW_TOKENS", 10), 60)
+
+# The most API tokens one account may hold at once (a program or two, a spare).
+VTT_MAX_API_TOKENS = env_int("VTT_MAX_API_TOKENS", 10)
+
 # --- Authentication ----------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

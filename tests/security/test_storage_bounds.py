@@ -1,9 +1,9 @@
 """Floods and odd input that used to fill the disk or fail on the server (issue 12, items 7, 8, 12).
 
-- Rate limits (combat/ratelimit.py): commands per seat, per API token and per GM over
-  HTTP and the API; imports per account; sign-ups per address. Past a limit the answer
-  is 429 with a sentence saying how long to wait (in the flash region for htmx, with
-  Retry-After), and nothing is stored.
+- Rate limits (combat/ratelimit.py): commands per seat link and per GM account (all of
+  its API tokens and its console together) over HTTP and the API; imports per account;
+  sign-ups per address. Past a limit the answer is 429 with a sentence saying how long to
+  wait (in the flash region for htmx, with Retry-After), and nothing is stored.
 - Input that used to answer 500: a 5000-digit encounter id (before authentication), a
   token id that is a digit only to Unicode ("²"), an import nested 200,000 deep and an
   import holding half of a surrogate pair. Each now gets a 4xx with a sentence.
@@ -23,7 +23,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from combat import library, ratelimit
-from combat.models import ApiToken, Encounter, LogEntry
+from combat.models import ApiToken, Encounter, LogEntry, Seat
 
 from .conftest import Table, snapshot
 
@@ -105,16 +105,29 @@ def test_the_seat_limit_counts_its_api_calls_too(table: Table, settings, still_c
     assert snapshot() == before
 
 
-def test_a_gm_api_token_has_its_own_limit(table: Table, settings, still_clock):
-    settings.VTT_RATE_COMMANDS = (2, 10)
-    for _ in range(2):
-        assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 200
-    before = snapshot()
-    assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 429
-    assert snapshot() == before
-    # A second token of the same GM counts apart (each script its own).
+def test_a_gms_tokens_and_console_share_one_limit(table: Table, settings, still_clock):
+    """Issue 36 item 2: the limit is per account, not per token. Before, each token counted
+    apart, so 10 tokens gave 10 times the commands (25 accepted a second)."""
+    settings.VTT_RATE_COMMANDS = (4, 10)
     _, second = ApiToken.issue(table.gm_user, "Second script")
+    _, third = ApiToken.issue(table.gm_user, "Third script")
+    assert api_roll(table.gm_key, table.enc.pk, table.goblin).status_code == 200
     assert api_roll(second, table.enc.pk, table.goblin).status_code == 200
+    assert api_roll(third, table.enc.pk, table.goblin).status_code == 200
+    gm = table.clients["gm"]
+    assert gm.post(f"/enc/{table.enc.pk}/command/", ROLL, **HTMX).status_code == 200
+    before = snapshot()
+    for token in (table.gm_key, second, third):
+        r = api_roll(token, table.enc.pk, table.goblin)
+        assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited", token
+    r = gm.post(f"/enc/{table.enc.pk}/command/", ROLL, **HTMX)
+    assert r.status_code == 429 and "Too many commands" in words(r)
+    assert snapshot() == before
+    _, fourth = ApiToken.issue(table.gm_user, "A fresh token")
+    assert api_roll(fourth, table.enc.pk, table.goblin).status_code == 429
+    # The players' seats count apart from the GM's account, each on its own link.
+    assert api_roll(table.seat1.token, table.enc.pk, table.ana).status_code == 200
+    assert api_roll(table.seat2.token, table.enc.pk, table.bram).status_code == 200
 
 
 def test_a_plain_form_post_past_the_limit_gets_a_page_in_words(table: Table, settings, still_clock):
@@ -362,3 +375,128 @@ def test_an_encounter_holds_at_most_50_custom_actions(table: Table, settings):
         gm_api(table, {"type": "add_custom_action", "name": "Trick 50", "cost": 1}).status_code
         == 200
     )
+
+
+# --- issue 36 item 2: what one account may make ----------------------------------------------
+
+
+def test_an_account_holds_at_most_ten_api_tokens(table: Table, settings):
+    """Before, tokens were unlimited (and each brought its own command allowance)."""
+    most = settings.VTT_MAX_API_TOKENS
+    assert most == 10
+    settings.VTT_RATE_NEW_TOKENS = (100, 60)  # the cap, not the rate, is tested here
+    gm = table.clients["gm"]
+    held = ApiToken.objects.filter(user=table.gm_user).count()
+    for n in range(most - held):
+        r = gm.post("/account/api-tokens/", {"name": f"Script {n}"})
+        assert r.status_code == 200 and 'data-testid="new-token"' in r.content.decode()
+    before = snapshot()
+    keys = set(ApiToken.objects.values_list("key_hash", flat=True))
+    r = gm.post("/account/api-tokens/", {"name": "One too many"})
+    assert r.status_code == 200
+    assert 'data-testid="new-token"' not in r.content.decode()
+    assert (
+        "You already have 10 API tokens, the most one account may hold: delete one you no "
+        "longer use before making another." in words(r)
+    )
+    assert set(ApiToken.objects.values_list("key_hash", flat=True)) == keys
+    assert snapshot() == before
+    # Another account is not held back; deleting one makes room again.
+    outsider = table.clients["outsider"]
+    assert 'data-testid="new-token"' in outsider.post("/account/api-tokens/", {}).content.decode()
+    oldest = ApiToken.objects.filter(user=table.gm_user).earliest("created")
+    gm.post("/account/api-tokens/", {"delete": str(oldest.pk)})
+    r = gm.post("/account/api-tokens/", {"name": "In its place"})
+    assert 'data-testid="new-token"' in r.content.decode()
+    assert ApiToken.objects.filter(user=table.gm_user).count() == most
+
+
+def api_post(token: str, path: str, body: dict[str, Any]):
+    return Client().post(
+        path,
+        json.dumps(body),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {token}",
+    )
+
+
+def test_new_encounters_per_account_are_rate_limited(table: Table, settings, still_clock):
+    """Before: 16 encounters a second were made without end, over the page and the API."""
+    most, window = settings.VTT_RATE_NEW_ENCOUNTERS
+    assert (most, window) == (30, 60)
+    settings.VTT_RATE_NEW_ENCOUNTERS = (2, 60)
+    gm = table.clients["gm"]
+    form = {"name": "Cellar", "ruleset": "action_points"}
+    assert gm.post("/enc/new/", form).status_code == 302
+    assert api_post(table.gm_key, "/api/encounters/", form).status_code == 201
+    made = Encounter.objects.count()
+    r = gm.post("/enc/new/", {"name": "Crypt", "ruleset": "action_points"})
+    assert r.status_code == 429 and 1 <= int(r["Retry-After"]) <= 60
+    assert 'data-testid="refusal"' in r.content.decode()
+    assert "Too many new encounters in a short time: wait" in words(r)
+    assert 'value="Crypt"' in r.content.decode()  # the form is still filled in
+    r = api_post(table.gm_key, "/api/encounters/", form)
+    assert r.status_code == 429 and r["Retry-After"]
+    assert r.json()["error"]["code"] == "rate_limited"
+    assert r.json()["error"]["message"].startswith("Too many new encounters in a short time")
+    assert Encounter.objects.count() == made
+    # Another account is not held back.
+    assert table.clients["outsider"].post("/enc/new/", form).status_code == 302
+
+
+def test_new_seats_per_account_are_rate_limited(table: Table, settings, still_clock):
+    """Before: 15 seats a second, each a live link, without end."""
+    assert settings.VTT_RATE_NEW_SEATS == (30, 60)
+    settings.VTT_RATE_NEW_SEATS = (2, 60)
+    gm = table.clients["gm"]
+    e = table.enc.pk
+    assert gm.post(f"/enc/{e}/seats/", {"name": "Player 3"}, **HTMX).status_code == 200
+    assert api_post(table.gm_key, f"/api/encounters/{e}/seats/", {"name": "P4"}).status_code == 201
+    before = snapshot()
+    r = gm.post(f"/enc/{e}/seats/", {"name": "Player 5"}, **HTMX)
+    assert r.status_code == 429 and r["Retry-After"]
+    assert 'data-code="rate_limited"' in r.content.decode()
+    assert "Too many new seats in a short time: wait" in words(r)
+    r = api_post(table.gm_key, f"/api/encounters/{e}/seats/", {"name": "P6"})
+    assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
+    assert "Too many new seats" in r.json()["error"]["message"]
+    assert snapshot() == before
+
+
+def test_new_links_per_account_are_rate_limited(table: Table, settings, still_clock):
+    """Replacing the spectator link or a seat's link makes a new secret each time."""
+    assert settings.VTT_RATE_NEW_LINKS == (30, 60)
+    settings.VTT_RATE_NEW_LINKS = (2, 60)
+    gm = table.clients["gm"]
+    e = table.enc.pk
+    assert gm.post(f"/enc/{e}/spectator/", {"do": "regenerate"}, **HTMX).status_code == 200
+    regen = f"/enc/{e}/seats/{table.seat1.pk}/regenerate/"
+    assert gm.post(regen, **HTMX).status_code == 200
+    before = snapshot()
+    links = (table.refresh().spectator_token, Seat.objects.get(pk=table.seat1.pk).token)
+    for path, form in ((f"/enc/{e}/spectator/", {"do": "regenerate"}), (regen, {})):
+        r = gm.post(path, form, **HTMX)
+        assert r.status_code == 429 and r["Retry-After"], path
+        assert "Too many new links in a short time: wait" in words(r), path
+    assert (table.refresh().spectator_token, Seat.objects.get(pk=table.seat1.pk).token) == links
+    assert snapshot() == before
+    # Turning the spectator link off makes nothing and is never held back.
+    assert gm.post(f"/enc/{e}/spectator/", {"do": "disable"}, **HTMX).status_code == 200
+    assert table.refresh().spectator_token is None
+
+
+def test_new_api_tokens_per_account_are_rate_limited(table: Table, settings, still_clock):
+    """Making and deleting tokens in a loop is stopped too, not only holding many."""
+    assert settings.VTT_RATE_NEW_TOKENS == (10, 60)
+    settings.VTT_RATE_NEW_TOKENS = (2, 60)
+    gm = table.clients["gm"]
+    for n in range(2):
+        r = gm.post("/account/api-tokens/", {"name": f"Script {n}"})
+        assert 'data-testid="new-token"' in r.content.decode()
+    keys = set(ApiToken.objects.values_list("key_hash", flat=True))
+    r = gm.post("/account/api-tokens/", {"name": "Script 3"})
+    assert r.status_code == 429 and r["Retry-After"]
+    assert 'data-testid="new-token"' not in r.content.decode()
+    assert 'data-testid="refusal"' in r.content.decode()
+    assert "Too many new API tokens in a short time: wait" in words(r)
+    assert set(ApiToken.objects.values_list("key_hash", flat=True)) == keys
