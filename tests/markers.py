@@ -1,16 +1,23 @@
 """Waiting on a marker instead of a quiet window: what reached a socket so far.
 
-"Nothing more arrives" is not something a test can wait for; a reply the server sends
-after everything it had already sent is. A resync is answered with the whole view, after
-any push the server sent the socket before it was asked, so the frames before that answer
-are everything pushed so far, however slow the machine.
+"Nothing more arrives" is not something a test can wait for; a message sent after
+everything else, and seen to arrive, is. Pushes travel through the channel layer (Redis
+when scaled out), so the marker does too: `pushed_so_far` sends it to the socket's group
+after the pushes a test is waiting for, and each group's messages reach its sockets in
+the order they were sent. The answer to a resync comes straight from the socket's own
+consumer and can overtake a push still in the layer: `before_resync` is for draining
+what connecting produced, not for counting pushes.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+
+from combat import broadcast
 
 TIMEOUT = 5
 
@@ -40,3 +47,38 @@ async def before_resync(comm: WebsocketCommunicator) -> tuple[list[str], str]:
     while not is_whole_view(frame := await comm.receive_from(timeout=TIMEOUT)):
         frames.append(frame)
     return frames, frame
+
+
+async def next_matching(comm: WebsocketCommunicator, wanted, what: str) -> str:
+    """The next frame for which `wanted(frame)` holds, passing over the others.
+
+    The GM's presence list is pushed after each socket's whole view, through the channel
+    layer (Redis when scaled out): it can reach the GM before or after any other frame.
+    Each wait is bounded; a frame that never comes fails with `what`."""
+    seen = []
+    while True:
+        try:
+            frame = await comm.receive_from(timeout=TIMEOUT)
+        except TimeoutError as gone:  # pragma: no cover - a failing test's message
+            raise AssertionError(f"no frame with {what} after {len(seen)} others") from gone
+        if wanted(frame):
+            return frame
+        seen.append(frame)
+
+
+async def next_view(comm: WebsocketCommunicator) -> str:
+    """The next frame of the table's view, passing over presence updates."""
+    return await next_matching(comm, is_view, "the table's view")
+
+
+async def pushed_so_far(comm: WebsocketCommunicator, group: str) -> list[str]:
+    """Every frame pushed to `comm` through its group `group` (see `broadcast.group_name`)
+    before now: a marker goes to the group after them, and the frames before it are kept."""
+    marker = f"<!-- marker {secrets.token_hex(8)} -->"
+    layer = get_channel_layer()
+    assert layer is not None
+    await layer.group_send(group, {"type": broadcast.PRESENCE, "html": marker})
+    frames = []
+    while (frame := await comm.receive_from(timeout=TIMEOUT)) != marker:
+        frames.append(frame)
+    return frames

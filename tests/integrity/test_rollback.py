@@ -20,10 +20,10 @@ from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from combat import services
+from combat import broadcast, services
 from combat.access import seat_viewer
 from combat.models import Encounter, LogEntry, Seat
-from tests.markers import before_resync, first_view, is_view
+from tests.markers import first_view, is_view, pushed_so_far
 from vtt.asgi import application
 
 from .conftest import Table, build_table, figure
@@ -62,10 +62,21 @@ def sockets(t: Table) -> dict[str, WebsocketCommunicator]:
     }
 
 
-async def views_so_far(socks: dict[str, WebsocketCommunicator]) -> dict[str, list[str]]:
+def groups(t: Table) -> dict[str, str]:
+    """The channel-layer group each of `sockets(t)` listens on."""
+    return {
+        "gm": broadcast.group_name(t.enc.pk, "gm"),
+        "player 1": broadcast.group_name(t.enc.pk, "player", t.seat1.pk),
+        "player 2": broadcast.group_name(t.enc.pk, "player", t.seat2.pk),
+        "spectators": broadcast.group_name(t.enc.pk, "spectator"),
+    }
+
+
+async def views_so_far(t: Table, socks: dict[str, WebsocketCommunicator]) -> dict[str, list[str]]:
     """Each socket's view frames pushed so far (all sockets at once), presence left out."""
-    got = await asyncio.gather(*(before_resync(c) for c in socks.values()))
-    views = [[f for f in frames if is_view(f)] for frames, _ in got]
+    names = groups(t)
+    got = await asyncio.gather(*(pushed_so_far(c, names[n]) for n, c in socks.items()))
+    views = [[f for f in frames if is_view(f)] for frames in got]
     return dict(zip(socks, views, strict=True))
 
 
@@ -82,7 +93,7 @@ async def test_an_error_midway_changes_no_row_and_pushes_no_frame(where: str, mo
         connected, _ = await comm.connect(timeout=TIMEOUT)
         assert connected
         await first_view(comm)
-    await views_so_far(socks)  # and the presence updates for the GM as the others came
+    await views_so_far(t, socks)  # and the presence updates for the GM as the others came
 
     before = await database_sync_to_async(snapshot)()
     reached = []
@@ -110,7 +121,7 @@ async def test_an_error_midway_changes_no_row_and_pushes_no_frame(where: str, mo
 
     assert reached == [t.enc.version + 1], "the failure came before the state was saved"
     assert await database_sync_to_async(snapshot)() == before
-    assert await views_so_far(socks) == {name: [] for name in socks}
+    assert await views_so_far(t, socks) == {name: [] for name in socks}
 
     # The same command, committed: exactly one frame per audience, with the new version.
     monkeypatch.undo()
@@ -118,7 +129,7 @@ async def test_an_error_midway_changes_no_row_and_pushes_no_frame(where: str, mo
         assert LogEntry.objects.create == real_create
     result = await database_sync_to_async(spend)(t)
     assert result.ok and result.version == t.enc.version + 1
-    for name, frames in (await views_so_far(socks)).items():
+    for name, frames in (await views_so_far(t, socks)).items():
         versions = [set(re.findall(r'data-version="(\d+)"', f)) for f in frames]
         assert versions == [{str(result.version)}], (name, versions)
         assert f'data-prev-version="{result.version - 1}"' in frames[0], name
