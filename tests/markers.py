@@ -74,11 +74,24 @@ async def next_view(comm: WebsocketCommunicator) -> str:
 async def pushed_so_far(comm: WebsocketCommunicator, group: str) -> list[str]:
     """Every frame pushed to `comm` through its group `group` (see `broadcast.group_name`)
     before now: a marker goes to the group after them, and the frames before it are kept."""
+    frames, closed = await pushed_or_closed(comm, group)
+    assert not closed, "the socket was closed"
+    return frames
+
+
+async def pushed_or_closed(comm: WebsocketCommunicator, group: str) -> tuple[list[str], bool]:
+    """As `pushed_so_far`, for a socket the server may close meanwhile: the frames before
+    the marker or the close, and whether it was closed."""
     marker = f"<!-- marker {secrets.token_hex(8)} -->"
     layer = get_channel_layer()
     assert layer is not None
     await layer.group_send(group, {"type": broadcast.PRESENCE, "html": marker})
     frames = []
-    while (frame := await comm.receive_from(timeout=TIMEOUT)) != marker:
+    while True:
+        out = await comm.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            return frames, True
+        frame = out.get("text") or ""
+        if frame == marker:
+            return frames, False
         frames.append(frame)
-    return frames

@@ -21,12 +21,13 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from combat import services
+from combat import broadcast, services
 from combat.access import gm_viewer, seat_viewer
 from combat.models import Encounter, Seat
+from tests.markers import pushed_so_far
 
 from .conftest import add
-from .sockets import TIMEOUT, build, connect, drain, send_json, socket
+from .sockets import TIMEOUT, build, connect, send_json, socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -209,8 +210,14 @@ async def test_nothing_hidden_reaches_players_or_spectators():
 
     await database_sync_to_async(play)()
 
+    groups = {
+        "gm": broadcast.group_name(t.enc.pk, "gm"),
+        "p1": broadcast.group_name(t.enc.pk, "player", t.seat1.pk),
+        "p2": broadcast.group_name(t.enc.pk, "player", t.seat2.pk),
+        "public": broadcast.group_name(t.enc.pk, "spectator"),
+    }
     for who, comm in socks.items():
-        for frame in await drain(comm):
+        for frame in await pushed_so_far(comm, groups[who]):
             keep(who, "ws push", frame)
     # Reconnect snapshots and a resync: whole views.
     for who, path in (

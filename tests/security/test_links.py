@@ -14,13 +14,15 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
 
-from combat import fanout, services
+from combat import broadcast, fanout, services
 from combat.access import gm_viewer
 from combat.models import Encounter, Seat
+from tests.markers import pushed_or_closed
 
 from .conftest import Table
-from .sockets import TIMEOUT, build, connect, drain, socket, until_closed
+from .sockets import TIMEOUT, build, connect, socket, until_closed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -126,6 +128,22 @@ async def test_an_old_link_that_keeps_reconnecting_never_gets_the_seat_back():
     assert refused + closed == tries
 
 
+async def collect_pushes(
+    sockets: dict[str, WebsocketCommunicator],
+    groups: dict[str, str],
+    frames: dict[str, list[str]],
+    closed: set[WebsocketCommunicator],
+) -> None:
+    """Add to `frames` what each open socket was pushed so far; note the closed ones."""
+    for name, comm in list(sockets.items()):
+        if comm in closed:  # its link was replaced; the new socket took its place
+            continue
+        got, was_closed = await pushed_or_closed(comm, groups[name])
+        frames[name].extend(got)
+        if was_closed:
+            closed.add(comm)
+
+
 async def test_no_pushed_frame_holds_any_secret_link():
     """Every frame pushed to every audience (GM, both seats, spectators) during a fight in
     which links are made, replaced and revoked: none holds a seat or spectator link."""
@@ -147,9 +165,16 @@ async def test_no_pushed_frame_holds_any_secret_link():
         frames[name].append(await connect(comm))
     await open_seat1()
 
+    groups = {
+        "gm": broadcast.group_name(t.enc.pk, "gm"),
+        "seat1": broadcast.group_name(t.enc.pk, "player", t.seat1.pk),
+        "seat2": broadcast.group_name(t.enc.pk, "player", t.seat2.pk),
+        "spectator": broadcast.group_name(t.enc.pk, "spectator"),
+    }
+    closed: set[WebsocketCommunicator] = set()
+
     async def collect() -> None:
-        for name, comm in list(sockets.items()):
-            frames[name].extend(await drain(comm, quiet=0.4))
+        await collect_pushes(sockets, groups, frames, closed)
 
     steps: list[Any] = [
         {"type": "start_combat"},
