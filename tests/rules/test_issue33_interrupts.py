@@ -1,0 +1,116 @@
+"""Interrupts and reaction windows from issue 33, items 1-3.
+
+Each test's docstring names the rules text and section it proves and paraphrases the
+sentence. Dice are made predictable as in test_action_ladder and test_action_points.
+"""
+
+from __future__ import annotations
+
+from combat.rules.view import windows_for
+
+from .test_action_ladder import duel, end, fighter, ok, refused, res, texts, trio
+
+
+def kinds(t) -> list[str]:
+    return [w.kind for w in t.state.pending]
+
+
+# --- item 1: an Interrupt that hits loses the target's Action -------------------------
+
+
+def test_interrupt_cancels_an_attack_held_in_its_targets_defence_window():
+    """action-ladder.md, Reactions, Interrupt: 'on a hit, their Action is lost and you deal
+    Attack damage'; RULINGS ladder 2: being Interrupted loses it. Bo's attack on Ana waits
+    for Ana's defence; Cy, in melee with Bo, Interrupts and hits: the held attack deals no
+    damage and Ana's window closes."""
+    t, a, b, c = trio(seed=3)
+    ok(t.gm("engage", actor=c, target=b))
+    ok(t.gm("set_modifier", actor=c, key="defence_prompts", value=False))
+    ok(t.gm("set_modifier", actor=b, key="defence_prompts", value=False))
+    end(t)  # Bo's turn
+    ok(t.act(b, "attack", target=a))
+    [w] = t.state.pending
+    assert w.kind == "defend" and w.reactor == a
+    out = ok(t.act(c, "interrupt", target=b))
+    assert "Attack on Ana is lost" in texts(out)
+    assert t.state.pending == []
+    assert t.c(a).hp == 30  # the held attack dealt nothing
+    assert t.c(b).hp == 25  # the Interrupt's 1d1+4
+    refused(t.player("react", actor=a, window=w.id), "no_window")
+
+
+def test_interrupt_window_loses_a_declared_spell():
+    """action-ladder.md, Reactions, Interrupt: 'Interrupt an adjacent enemy (e.g. casting a
+    spell ...)'; on a hit their Action is lost. The spell Bo declares waits on Ana's
+    Interrupt window; Ana answers, hits, and the spell is never cast."""
+    t, a, b = duel(defence_prompts=False)
+    ok(t.player("engage", actor=a, target=b))
+    end(t)
+    ok(t.act(b, "ability", length="half", text="Firebolt"))
+    [w] = t.state.pending
+    assert w.kind == "interrupt" and w.reactor == a and w.trigger == b
+    out = ok(t.player("react", actor=a, window=w.id))
+    assert "Ana Interrupts Bo: Ability or Spell is lost" in texts(out)
+    assert "takes Ability or Spell" not in texts(out)
+    assert t.c(b).hp == 25 and res(t, a)["bonus"] == 0
+    assert t.state.pending == [] and "declared" not in t.c(b).turn
+
+
+# --- item 2: Interrupt windows when a spell or ranged attack is declared ---------------
+
+
+def test_ranged_attack_waits_for_the_interrupt_window_then_resolves_when_passed():
+    """action-ladder.md, Reactions, Interrupt: an adjacent enemy may Interrupt one
+    'readying a ranged attack' for 2 Bonus Actions. Declaring a ranged attack offers each
+    engaged enemy that can pay an Interrupt window; the attack waits, and goes on (to the
+    defender's own window) once the window is passed."""
+    t, a, b, c = trio()
+    ok(t.gm("engage", actor=a, target=b))
+    out = ok(t.act(a, "attack", target=c, ranged=True))
+    assert kinds(t) == ["interrupt"]
+    assert "Bo may Interrupt it" in texts(out)
+    refused(t.player("end_turn", actor=a), "waiting_for_reactions")
+    [w] = t.state.pending
+    ok(t.player("react", actor=b, window=w.id, accept=False))
+    assert kinds(t) == ["defend"] and t.state.pending[0].reactor == c
+
+
+def test_interrupt_window_is_not_offered_to_an_enemy_short_of_bonus_actions():
+    """action-ladder.md, Reactions: Interrupt costs 2 Bonus Actions. An adjacent enemy with
+    one left gets no window, and the spell goes on at once."""
+    t, a, b = duel(defence_prompts=False)
+    ok(t.player("engage", actor=a, target=b))
+    t.c(a).res["bonus"] = 1
+    end(t)
+    out = ok(t.act(b, "ability", length="half", text="Firebolt"))
+    assert t.state.pending == []
+    assert "Bo takes Ability or Spell" in texts(out)
+
+
+def test_missed_interrupt_lets_the_spell_go_on():
+    """action-ladder.md, Reactions, Interrupt: only 'on a hit' is the Action lost; a miss
+    leaves the declared spell to resolve."""
+    t, a, b = duel(a_stats=fighter(attack={"dice": "1d1", "bonus": -50}), defence_prompts=False)
+    ok(t.player("engage", actor=a, target=b))
+    end(t)
+    ok(t.act(b, "ability", length="half", text="Firebolt"))
+    [w] = t.state.pending
+    out = ok(t.player("react", actor=a, window=w.id))
+    assert "miss" in texts(out) and "Bo takes Ability or Spell" in texts(out)
+    assert t.state.pending == []
+
+
+def test_hidden_interrupters_window_is_the_gms_alone():
+    """A hidden combatant's window never reveals it (docs/rules.md, hidden combatants): the
+    Interrupt window a hidden Bo holds on Ana's spell is shown to the GM only, and Ana's
+    player is told only that the table waits for the GM."""
+    t, a, b = duel(defence_prompts=False)
+    ok(t.player("engage", actor=a, target=b))
+    ok(t.gm("hide", actor=b, hidden=True))
+    out = ok(t.act(a, "ability", length="half", text="Firebolt"))
+    assert kinds(t) == ["interrupt"]
+    assert windows_for(t.state, "player") == []
+    assert len(windows_for(t.state, "gm")) == 1
+    assert all(e["gm_only"] for e in out.events if "Bo" in e["text"])
+    msg = refused(t.player("end_turn", actor=a), "waiting_for_reactions")
+    assert msg == "Waiting for the GM."
