@@ -114,3 +114,79 @@ def test_hidden_interrupters_window_is_the_gms_alone():
     assert all(e["gm_only"] for e in out.events if "Bo" in e["text"])
     msg = refused(t.player("end_turn", actor=a), "waiting_for_reactions")
     assert msg == "Waiting for the GM."
+
+
+# --- item 3: Action Points, the target's Parry or Intercept window --------------------
+
+
+def ap_table(**prompts):
+    from .test_action_points import table
+
+    t, ana, bob, ogre = table()
+    for who, on in prompts.items():
+        cid = {"ana": ana, "bob": bob, "ogre": ogre}[who]
+        ok(t.gm("set_modifier", actor=cid, key="defence_prompts", value=on))
+    return t, ana, bob, ogre
+
+
+def test_action_points_attack_waits_for_the_targets_parry():
+    """action-points.md, Reactions: 'Free (no AP cost), once per round. Triggered by specific
+    events (e.g. opportunity attacks, parries, intercepts ...)'. With prompts on, a Basic
+    Attack on the Ogre opens its Parry window; the attack resolves after the answer, and
+    the Parry adds the Parry bonus to that defence and uses the Reaction."""
+    t, ana, bob, ogre = ap_table(ogre=True)
+    out = ok(t.act(ana, "basic_attack", target=ogre))
+    [w] = t.state.pending
+    assert w.kind == "defend" and w.reactor == ogre and w.detail["choices"] == ["parry"]
+    assert "Ogre may Parry" in texts(out)
+    assert t.c(ogre).hp == 40
+    refused(t.player("end_turn", actor=ana), "waiting_for_reactions")
+    refused(
+        t.player("react", actor=ogre, window=w.id, options={"reaction": "intercept"}),
+        "reaction_not_allowed",
+    )
+    out = ok(t.gm("react", actor=ogre, window=w.id, options={"reaction": "parry"}))
+    assert "(Parry +2)" in texts(out)
+    assert t.c(ogre).reaction is False
+    assert t.c(ogre).hp == 35  # SURE_HIT: 51 still beats 1 + 2
+
+
+def test_action_points_ranged_attack_offers_intercept_and_decline_rolls_plainly():
+    """action-points.md, Reactions: intercepts are reactions; a ranged attack or a spell is
+    met by an Intercept, not a Parry. Declining rolls the attack on the plain defence."""
+    t, ana, bob, ogre = ap_table(ana=True)
+    end_ = t.player("end_turn", actor=ana)
+    assert end_.ok
+    ok(t.player("end_turn", actor=bob))
+    ok(t.act(ogre, "basic_attack", target=ana, ranged=True))
+    [w] = t.state.pending
+    assert w.detail["choices"] == ["intercept"]
+    out = ok(t.player("react", actor=ana, window=w.id, accept=False))
+    assert "hit for 5 damage" in texts(out) and "Intercept" not in texts(out)
+    assert t.c(ana).reaction is True
+
+
+def test_action_points_no_window_without_reaction_or_with_prompts_off():
+    """action-points.md, Reactions: 'a character can take only one reaction between the start
+    of their turn and the start of their next turn'. With the Reaction spent, or the GM's
+    prompts off (the default), the attack resolves at once as before."""
+    t, ana, bob, ogre = ap_table()
+    ok(t.act(ana, "basic_attack", target=ogre))
+    assert t.state.pending == [] and t.c(ogre).hp == 35
+    t, ana, bob, ogre = ap_table(ogre=True)
+    ok(t.act(ogre, "reaction", by="gm", text="a stunt"))
+    ok(t.act(ana, "basic_attack", target=ogre))
+    assert t.state.pending == [] and t.c(ogre).hp == 35
+
+
+def test_action_points_parry_window_from_a_hidden_attacker_keeps_it_unseen():
+    """A hidden attacker's window reaches its target's player without naming it
+    (docs/rules.md, hidden combatants): the player sees the window, not who attacks."""
+    t, ana, bob, ogre = ap_table(ana=True)
+    ok(t.gm("hide", actor=ogre, hidden=True))
+    ok(t.player("end_turn", actor=ana))
+    ok(t.player("end_turn", actor=bob))
+    ok(t.act(ogre, "basic_attack", by="gm", target=ana))
+    [w] = windows_for(t.state, "player")
+    assert w["trigger"] is None and w["trigger_unseen"]
+    assert "Ogre" not in str(w) and ogre not in str(w)
