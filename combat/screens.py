@@ -617,6 +617,8 @@ def defence_offers(state: State, w: dict[str, Any]) -> list[dict[str, Any]]:
     if c is None:
         return []
     rs = get_ruleset(state.ruleset)
+    if state.ruleset == "action_points":
+        return reaction_offers(state, w, c)
     names = {e.name.lower() for e in c.effects}
     pays = "uses Guard" if "guard" in names else "1 Bonus Action"
     out: list[dict[str, Any]] = []
@@ -655,6 +657,28 @@ def defence_offers(state: State, w: dict[str, Any]) -> list[dict[str, Any]]:
             rating = int(rs.setting(state, "block_rating", c) or 0)
             note = f"Block Rating {signed(rating)}" if rating else ""
             offer("block", "block", "Block", "RES", rating, note)
+    return out
+
+
+def reaction_offers(state: State, w: dict[str, Any], c: Any) -> list[dict[str, Any]]:
+    """Action Points' answers to an attack: Parry (a melee attack) or Intercept (a ranged
+    attack or a spell), each adding its bonus to that defence roll for the Reaction."""
+    rs = get_ruleset(state.ruleset)
+    out: list[dict[str, Any]] = []
+    for kind in w.get("detail", {}).get("choices", []):
+        bonus = int(rs.setting(state, f"{kind}_bonus", c) or 0)
+        out.append(
+            {
+                "key": kind,
+                "reaction": kind,
+                "with": "",
+                "label": f"{kind.capitalize()} {signed(bonus)}",
+                "detail": f"{signed(bonus)} to this defence roll",
+                "cost": "your Reaction",
+                "allowed": True,
+                "reason": "",
+            }
+        )
     return out
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .base import DEFENCES, TARGET, Ruleset, add_effect, plural, roll_stat
+from .base import DEFENCES, TARGET, Ruleset, add_effect, engage, plural, roll_stat
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
-from .refusal import refuse
+from .refusal import Refused, refuse
 from .state import Combatant, Effect, Encounter, Window
 
 # An Opportunity Attack is "resolved as normal melee attacks using your Fight skill and
@@ -148,6 +148,25 @@ ACTIONS = (
         extra={"needs": ("attack", "damage")},
     ),
     ActionDef(
+        "parry",
+        "Parry",
+        0,
+        "reaction",
+        "When attacked in melee: add your Parry bonus to that defence roll, using your Reaction.",
+        timing=REACTION,
+        reaction=True,
+    ),
+    ActionDef(
+        "intercept",
+        "Intercept",
+        0,
+        "reaction",
+        "When a ranged attack or a spell comes at you: put something in its way and add "
+        "your Intercept bonus to that defence roll, using your Reaction.",
+        timing=REACTION,
+        reaction=True,
+    ),
+    ActionDef(
         "reaction",
         "Other Reaction",
         0,
@@ -200,7 +219,21 @@ class ActionPoints(Ruleset):
             max=10,
             per_combatant=True,
         ),
+        Setting(
+            "defence_prompts",
+            "Ask the defender to Parry or Intercept",
+            False,
+            kind="bool",
+            per_combatant=True,
+            help="On: when this combatant is attacked and still has its Reaction, its player "
+            "(or the GM) is asked to Parry or Intercept before the roll. Off by default: "
+            "the rules name parries and intercepts as features a character has.",
+        ),
+        Setting("parry_bonus", "Parry bonus", 2, min=0, max=50, per_combatant=True),
+        Setting("intercept_bonus", "Intercept bonus", 2, min=0, max=50, per_combatant=True),
     )
+    # Attacked by someone unseen, the defender still Parries or Intercepts.
+    unseen_windows = frozenset({"defend"})
 
     # --- resources ---------------------------------------------------------------------
     def init_combatant(self, enc: Encounter, c: Combatant) -> None:
@@ -332,9 +365,10 @@ class ActionPoints(Ruleset):
         ranged = bool(opts.get("ranged"))
         extra = f" (+{to_hit} to hit, +{2 * dmg_ap} damage)" if (to_hit or dmg_ap) else ""
         cost = self.price(enc, c, a, opts)
-        self.attack_roll(
+        self.launch(
             enc,
             c,
+            a,
             opts.get("target"),
             rng,
             ev,
@@ -345,6 +379,56 @@ class ActionPoints(Ruleset):
             damage_bonus=2 * dmg_ap,
             defence="ranged" if ranged else "melee",
             melee=not ranged,
+        )
+
+    # --- defence reactions (action-points.md, Reactions: parries, intercepts) ---------------
+    def defence_choices(self, enc: Encounter, t: Combatant, defence: str) -> list[str]:
+        """The reactions open to a target of an attack: Parry against a melee attack,
+        Intercept against a ranged one or a spell; none without the Reaction, or when the
+        GM has the prompts off for it."""
+        if t.defeated or not t.reaction or not self.setting(enc, "defence_prompts", t):
+            return []
+        return ["parry"] if defence == "melee" else ["intercept"]
+
+    def launch(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        target_id: str | None,
+        rng: random.Random,
+        ev: Events,
+        **attack: Any,
+    ) -> None:
+        """An attack is declared: hold it for the target's reaction, or roll it now."""
+        t = enc.combatants.get(target_id or "")
+        choices = (
+            [] if t is None or t.id == c.id else self.defence_choices(enc, t, attack["defence"])
+        )
+        if t is None or not choices:
+            self.attack_roll(enc, c, target_id, rng, ev, **attack)
+            return
+        if attack["melee"]:
+            engage(enc, c, t)
+        spec = {
+            "action": a.key,
+            "name": a.name,
+            "attacker": c.id,
+            "target": t.id,
+            "ranged": attack["defence"] != "melee",
+            "allowed": choices,
+            "roll": attack,
+        }
+        w = Window(enc.new_id("w", rng), "defend", t.id, c.id, {"attack": spec, "choices": choices})
+        enc.pending.append(w)
+        names = " or ".join(k.capitalize() for k in choices)
+        ev.add(
+            "window",
+            f"{c.name} attacks {t.name} with {a.name}: {t.name} may {names} (its Reaction), "
+            "or take it on its plain defence.",
+            actor=t.id,
+            involved=(c.id,),
+            data={"window": w.id, "reactor": t.id, "choices": choices},
         )
 
     def do_spell(
@@ -374,9 +458,10 @@ class ActionPoints(Ruleset):
                 rolls=(r,),
             )
             return
-        self.attack_roll(
+        self.launch(
             enc,
             c,
+            a,
             opts.get("target"),
             rng,
             ev,
@@ -483,8 +568,13 @@ class ActionPoints(Ruleset):
         rng: random.Random,
         ev: Events,
     ) -> None:
+        if w.kind == "defend":
+            self.react_defend(enc, c, w, opts, rng, ev)
+            return
         if w.kind != "opportunity_attack":
             raise refuse("no_reaction", "That is not a reaction this ruleset knows.")
+        if opts:
+            raise refuse("bad_option", "That reaction takes no such option.")
         if not self.can_react(enc, c, w.kind):
             raise refuse("reaction_used", f"{c.name} has no Reaction left to use.")
         target = enc.get(w.trigger)
@@ -506,3 +596,68 @@ class ActionPoints(Ruleset):
             defence="melee",
             melee=False,
         )
+
+    def react_defend(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        w: Window,
+        opts: dict[str, Any],
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
+        for key in opts:
+            if key != "reaction":
+                raise refuse("bad_option", "That reaction takes no such option.")
+        spec = w.detail["attack"]
+        allowed = list(w.detail.get("choices") or spec.get("allowed") or [])
+        kind = opts.get("reaction") or (allowed[0] if allowed else "")
+        if kind not in ("parry", "intercept"):
+            raise refuse(
+                "bad_option", "Reaction must be parry or intercept (or decline with accept=false)."
+            )
+        if kind not in allowed:
+            raise refuse(
+                "reaction_not_allowed",
+                f"Against {spec['name']} {c.name} may only "
+                f"{' or '.join(k.capitalize() for k in allowed)}: "
+                "a Parry meets a melee attack, an Intercept a ranged attack or a spell.",
+            )
+        if not c.reaction:
+            raise refuse(
+                "reaction_used",
+                f"{c.name} has already used its Reaction; it returns at the start of "
+                f"{c.name}'s next turn.",
+            )
+        c.reaction = False
+        c.round[kind] = c.round.get(kind, 0) + 1
+        bonus = int(self.setting(enc, f"{kind}_bonus", c))
+        self.strike(enc, w, (bonus, kind.capitalize()), rng, ev)
+
+    def strike(
+        self,
+        enc: Encounter,
+        w: Window,
+        reaction: tuple[int, str] | None,
+        rng: random.Random,
+        ev: Events,
+    ) -> None:
+        attacker = enc.get(w.trigger)
+        t = enc.combatants.get(w.reactor)
+        if t is None or t.defeated:
+            ev.add("fizzle", "The attack comes to nothing: its target is gone.", actor=w.trigger)
+            return
+        self.attack_roll(
+            enc, attacker, t.id, rng, ev, reaction=reaction, **w.detail["attack"]["roll"]
+        )
+
+    def declined(self, enc: Encounter, c: Combatant, w: Window, ev: Events) -> None:
+        attacker = enc.combatants.get(w.trigger)
+        rng = getattr(ev, "rng", None)
+        if w.kind == "defend" and attacker is not None and not attacker.defeated and rng:
+            try:
+                self.strike(enc, w, None, rng, ev)
+            except Refused as r:
+                ev.add(
+                    "fizzle", f"The attack comes to nothing: {r.refusal.message}", actor=w.trigger
+                )

@@ -391,6 +391,7 @@ class Ruleset:
         defence: str,
         melee: bool,
         extra_text: str = "",
+        reaction: tuple[int, str] | None = None,
     ) -> bool | None:
         """Roll an attack, and against a target its defence; apply damage on a hit.
 
@@ -422,8 +423,12 @@ class Ruleset:
             for e in target.effects
             if e.detail.get("defence") in (defence, "all")
         )
-        dfn = roll_stat(target, dstat, stance, rng, "defence")
+        # A defence reaction (Action Points: Parry, Intercept) adds to this one roll.
+        react_bonus, react_name = reaction or (0, "")
+        dfn = roll_stat(target, dstat, stance + react_bonus, rng, "defence")
         stance_text = f" (+{stance} stance)" if stance else ""
+        if react_bonus or react_name:
+            stance_text += f" ({react_name} {react_bonus:+d})"
         if atk.total >= dfn.total:
             dmg = roll_stat(attacker, damage_stat, damage_bonus, rng, label)
             ev.add(

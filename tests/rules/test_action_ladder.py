@@ -988,7 +988,11 @@ def test_aim_gives_two_on_next_ranged_attack():
     ok(t.act(a, "aim"))
     assert "Aim" in effects(t, a)
     assert attack_total(ok(t.act(a, "attack", target=b))) == 1 + 3  # melee: Aim kept
-    assert attack_total(ok(t.act(a, "attack", target=b, ranged=True))) == 1 + 1 + 2
+    ok(t.act(a, "attack", target=b, ranged=True))
+    # Bo, in melee after the first attack, may Interrupt the ranged one: it lets it pass.
+    [w] = t.state.pending
+    assert w.kind == "interrupt"
+    assert attack_total(ok(t.player("react", actor=b, window=w.id, accept=False))) == 1 + 1 + 2
     assert "Aim" not in effects(t, a)
 
 

@@ -157,6 +157,11 @@ def rng_of(ev: Events) -> random.Random:
 Check = Callable[[Encounter, Combatant, Combatant | None, dict[str, Any]], None]
 
 
+def is_spell(a: ActionDef) -> bool:
+    """Casting a spell: the Ability or Spell action, or a GM-made action marked a spell."""
+    return a.key == "ability" or a.spell
+
+
 def check_movement_mode(c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
     """Crawling and swimming leave only their own Movement Action (and a Step out)."""
     if has_effect(c, "Crawling") and a.key != "crawl":
@@ -933,6 +938,10 @@ class ActionLadder(Ruleset):
         # A grapple not sustained first thing in the grappler's turn ends.
         if a.key != "grapple" and c.turn.pop("sustain_due", None):
             self.release(enc, c, ev, "the grapple was not sustained")
+        if is_spell(a) and not opts.get("_cleared"):
+            held = {"kind": "action", "action": a.key, "name": a.name, "opts": opts}
+            if self.hold_for_interrupts(enc, c, held, ev):
+                return
         started = opts.get("_started")
         if started:
             c.turn.pop("disengage_active", None)
@@ -1655,6 +1664,10 @@ class ActionLadder(Ruleset):
         self, enc: Encounter, c: Combatant, spec: dict[str, Any], rng: random.Random, ev: Events
     ) -> None:
         """An attack is declared: hold it for the defender's reaction, or resolve it now."""
+        if spec.get("ranged") and not spec.get("cleared"):
+            held = {"kind": "attack", "name": spec["name"], "spec": spec}
+            if self.hold_for_interrupts(enc, c, held, ev):
+                return
         tid = spec.get("target")
         if not tid:
             atk = roll_of(c, "attack", spec["to_hit"], rng, spec["name"])
@@ -1812,7 +1825,21 @@ class ActionLadder(Ruleset):
             )
 
     def lose_action(self, enc: Encounter, t: Combatant, by: Combatant, ev: Events) -> None:
-        lost = []
+        """Interrupt, on a hit: 'their Action is lost' (RULINGS ladder 2: being Interrupted
+        loses an action under way). Lost are: a spell or ranged attack declared and held
+        for Interrupts, an attack held in its target's defence window (that window closes
+        and the attack deals nothing), an action being paid off, and a prepared action."""
+        lost: list[str] = []
+        declared = t.turn.pop("declared", None)
+        if declared:
+            lost.append(declared["name"])
+        for w in [w for w in enc.pending if w.trigger == t.id]:
+            if w.kind == "interrupt":
+                enc.pending.remove(w)  # nothing left to interrupt
+            elif w.kind == "defend" and (w.detail.get("attack") or {}).get("after") != "interrupt":
+                enc.pending.remove(w)
+                # Named as its target's player may see it (a hidden target is "someone").
+                lost.append(f"{w.detail['attack']['name']} on {enc.public_name(w.reactor)}")
         if t.carry:
             lost.append(t.carry["name"])
             t.carry = None
@@ -1820,6 +1847,7 @@ class ActionLadder(Ruleset):
             lost.append(f"the prepared action ({t.prepared['text']})")
             t.prepared = None
             enc.interject = [i for i in enc.interject if i != t.id]
+        lost = list(dict.fromkeys(lost))  # a spell started now is declared and carried
         if lost:
             ev.add(
                 "interrupted",
@@ -1897,9 +1925,101 @@ class ActionLadder(Ruleset):
         rng: random.Random,
         ev: Events,
     ) -> None:
+        # Taken as an action, it answers this combatant's own Interrupt window too.
+        enc.pending = [
+            w
+            for w in enc.pending
+            if not (w.kind == "interrupt" and w.reactor == c.id and w.trigger == opts["target"])
+        ]
         spec = self.make_attack(
             c, a, opts["target"], ranged=False, after="interrupt", allowed=("dodge",)
         )
+        self.launch(enc, c, spec, rng, ev)
+        self.settle_declared(enc, rng, ev)
+
+    # --- Interrupt windows (action-ladder.md, Reactions: Interrupt) -------------------------
+    def can_interrupt(self, enc: Encounter, o: Combatant, c: Combatant) -> bool:
+        """An adjacent (engaged) enemy that can pay 2 Bonus Actions and roll a melee attack
+        on `c`, which can be defended against."""
+        return (
+            not o.defeated
+            and o.res.get("bonus", 0) >= 2
+            and all(stat_key(o, s) for s in ATTACK_NEEDS)
+            and stat_key(c, defend_stat(c, False)) is not None
+        )
+
+    def hold_for_interrupts(
+        self, enc: Encounter, c: Combatant, held: dict[str, Any], ev: Events
+    ) -> bool:
+        """A spell or a ranged attack is declared: each adjacent enemy that can pay for an
+        Interrupt is offered one, and the action waits until every window is answered or
+        passed ('Interrupt an adjacent enemy (e.g. casting a spell or readying a ranged
+        attack)'). False when nobody can interrupt: it goes on at once."""
+        others = [enc.combatants.get(i) for i in c.engaged]
+        able = [o for o in others if o is not None and self.can_interrupt(enc, o, c)]
+        if not able:
+            return False
+        c.turn["declared"] = held
+        for o in able:
+            w = Window(
+                enc.new_id("w", rng_of(ev)),
+                "interrupt",
+                o.id,
+                c.id,
+                {"declared": held["name"], "cost": 2},
+            )
+            enc.pending.append(w)
+            ev.add(
+                "window",
+                f"{c.name} declares {held['name']}: {o.name} may Interrupt it "
+                "(2 Bonus Actions, a melee attack; on a hit it is lost).",
+                actor=o.id,
+                involved=(c.id,),
+                data={"window": w.id, "reactor": o.id},
+            )
+        return True
+
+    def settle_declared(self, enc: Encounter, rng: random.Random, ev: Events) -> None:
+        """A declared action whose Interrupt windows are all answered or passed (and no
+        Interrupt on it awaits its Dodge) goes on now."""
+        for c in list(enc.combatants.values()):
+            held = c.turn.get("declared")
+            if not held:
+                continue
+            if c.defeated:
+                c.turn.pop("declared", None)
+                continue
+            if any(
+                (w.kind == "interrupt" and w.trigger == c.id)
+                or (
+                    w.kind == "defend"
+                    and w.reactor == c.id
+                    and (w.detail.get("attack") or {}).get("after") == "interrupt"
+                )
+                for w in enc.pending
+            ):
+                continue
+            c.turn.pop("declared")
+            if held["kind"] == "attack":
+                self.launch(enc, c, {**held["spec"], "cleared": True}, rng, ev)
+            else:
+                a = self.action(enc, held["action"], c)
+                self.resolve(enc, c, a, {**held["opts"], "_cleared": True}, rng, ev)
+
+    def react_interrupt(
+        self, enc: Encounter, c: Combatant, w: Window, rng: random.Random, ev: Events
+    ) -> None:
+        t = enc.get(w.trigger)
+        if t.defeated:
+            raise refuse("bad_target", f"{t.name} is already defeated.")
+        a = self.action(enc, "interrupt", c)
+        check_interrupt(enc, c, t, {})
+        for stat in ATTACK_NEEDS:
+            need(c, stat, "Interrupt")
+        need(t, defend_stat(t, False), "defending against an Interrupt")
+        self.spend_bonus(c, 2, "Interrupt")
+        c.round["interrupt"] = c.round.get("interrupt", 0) + 1
+        spec = self.make_attack(c, a, t.id, ranged=False, after="interrupt", allowed=("dodge",))
         self.launch(enc, c, spec, rng, ev)
 
     def do_disarm(
@@ -2033,6 +2153,7 @@ class ActionLadder(Ruleset):
             "defend": {"reaction", "with", "use_guard"},
             "catch": {"drop"},
             "opportunity_attack": set(),
+            "interrupt": set(),
         }
         if w.kind not in known:
             raise refuse("no_reaction", f"{self.name} has no reaction to a {w.kind} window.")
@@ -2043,8 +2164,11 @@ class ActionLadder(Ruleset):
             self.react_defend(enc, c, w, opts, rng, ev)
         elif w.kind == "catch":
             self.react_catch(enc, c, w, opts, rng, ev)
+        elif w.kind == "interrupt":
+            self.react_interrupt(enc, c, w, rng, ev)
         else:
             self.react_opportunity(enc, c, w, rng, ev)
+        self.settle_declared(enc, rng, ev)
 
     def react_defend(
         self,
@@ -2204,6 +2328,7 @@ class ActionLadder(Ruleset):
                 apply_damage(enc, c, int(d["damage"]), ev, source=w.trigger)
             else:
                 ev.add("catch", f"{d['name'].capitalize()} lands at {c.name}'s feet.", actor=c.id)
+        self.settle_declared(enc, rng_of(ev), ev)
 
     # --- GM: the pace table --------------------------------------------------------------------
     def set_pace(self, enc: Encounter, cmd: dict[str, Any], ev: Events) -> None:
