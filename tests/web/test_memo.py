@@ -18,10 +18,10 @@ import pytest
 from django.core.management import call_command
 
 from combat import broadcast, screens, services
-from combat.access import gm_viewer, seat_viewer
 from combat.models import Encounter, Seat
 from combat.rules import rulesets
 from combat.templatetags.memo import STORE
+from tests.replay import a_command
 from tests.web.conftest import HIDDEN
 
 pytestmark = pytest.mark.django_db
@@ -44,51 +44,6 @@ def views(enc: Encounter, *, memo: bool) -> dict[str, str]:
     finally:
         broadcast.MEMO = old
     return out
-
-
-def a_command(enc: Encounter, rng: random.Random) -> tuple[Any, dict[str, Any]]:
-    """Something a GM or a player might do now (allowed or not: refusals count too)."""
-    state = screens.load_state(enc)
-    gm = gm_viewer(enc)
-    ids = list(state.combatants)
-    roll = rng.random()
-    if state.pending and roll < 0.5:
-        w = rng.choice(state.pending)
-        accept = rng.random() < 0.5
-        return gm, {"type": "react", "window": w.id, "actor": w.reactor, "accept": accept}
-    if state.phase == "setup":
-        return gm, {"type": "start_combat"}
-    if state.phase == "seize":
-        return gm, {"type": "begin_round"}
-    if state.phase == "ended":
-        return gm, {"type": "undo"}
-    turn = state.turn
-    if roll < 0.06:
-        return gm, {"type": "undo"}
-    if roll < 0.12 and ids:
-        cid = rng.choice(ids)
-        kind = "reveal" if state.combatants[cid].hidden else "hide"
-        return gm, {"type": kind, "actor": cid}
-    if roll < 0.2 and ids:
-        return gm, {"type": rng.choice(["damage", "heal"]), "actor": rng.choice(ids), "amount": 3}
-    if roll < 0.24 and ids:
-        seat = enc.seats.filter(revoked=False).order_by("?").first()
-        if seat is not None:
-            services.assign_combatant(enc.pk, rng.choice(ids), rng.choice([seat.pk, None]))
-        return gm, {"type": "roll", "dice": "1d6"}
-    if turn is None:
-        return gm, {"type": "end_combat"}
-    who = gm
-    seat = next((s for s in enc.seats.filter(revoked=False) if turn in s.combatant_ids), None)
-    if seat is not None and rng.random() < 0.7:
-        who = seat_viewer(seat)
-    panel = screens.action_panel(state, turn, ids)
-    allowed = [a for a in panel if a["allowed"]]
-    if allowed and roll < 0.8:
-        a = rng.choice(allowed)
-        options = {f["name"]: f["default"] for f in a["fields"] if f["default"] != ""}
-        return who, {"type": "act", "actor": turn, "action": a["key"], "options": options}
-    return who, {"type": "end_turn", "actor": turn}
 
 
 @pytest.mark.parametrize("ruleset", sorted(rulesets()))

@@ -1,0 +1,242 @@
+"""Replaying every pushed frame onto the first page gives exactly the page a reload gives.
+
+For each ruleset a demo table plays a seeded combat of 150 commands (turns, actions with
+their options, reactions answered or declined, damage, hiding and revealing the Lurking
+Troll, seats given combatants, undo), through the real ASGI application. The GM, every
+seat and the spectators each fetch their page, connect a socket, and apply every frame
+it pushes, in order and by id, as htmx and static/js/sync.js do. At checkpoints and at
+the end each page must equal a fresh fetch of the same version: a region a push left
+out or got wrong is a screen that shows something other than the truth until reload.
+
+Two more pages take the harder road: one of Player 1's tabs loses its socket half-way
+(commands go on without it) and connects again; one spectator screen misses frames (a
+message lost on the way), which it must notice by data-prev-version and mend with a resync.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import random
+import secrets
+import time
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings as django_settings
+from django.core.management import call_command
+from django.test import Client
+
+from combat import broadcast, services
+from combat.models import Encounter, Seat
+from combat.rules import rulesets
+from tests.markers import TIMEOUT, is_whole_view
+from tests.replay import Page, a_command, first_difference, normalised
+
+from .conftest import socket
+
+# About 15-50 s per ruleset on two busy cores: more than `make quick` should wait for.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz]
+
+COMMANDS = 150
+CHECKPOINTS = range(25, COMMANDS, 25)
+# One of Player 1's tabs is away for these commands; the spectator screen loses these frames.
+AWAY = range(70, 78)
+LOST = (40, 41, 42, 110, 120)  # none at a checkpoint: a lost last frame waits for a heartbeat
+
+
+class Audience:
+    """One page: how to fetch it, its socket, the group its pushes come through."""
+
+    def __init__(self, name: str, url: str, ws: str, group: str, client: Client) -> None:
+        self.name, self.url, self.ws, self.group, self.client = name, url, ws, group, client
+        self.page: Page | None = None
+        self.comm: WebsocketCommunicator | None = None
+        self.resyncs = 0
+
+    def fetch(self) -> str:
+        response = self.client.get(self.url)
+        assert response.status_code == 200, (self.name, response.status_code)
+        return response.content.decode()
+
+    async def open(self) -> None:
+        """Fetch the page, then connect its socket, as a browser loading it does."""
+        self.page = Page(await database_sync_to_async(self.fetch)())
+        await self.connect()
+
+    async def connect(self) -> None:
+        """Connect the page's socket and apply what it sends up to the whole view it sends
+        on connecting. That view comes straight from the socket's consumer, not through the
+        group, so a marker sent to the group could overtake it: it is awaited by itself."""
+        assert self.page is not None
+        session = self.client.cookies.get(django_settings.SESSION_COOKIE_NAME)
+        self.comm = socket(self.ws, cookie=session.value if session else None)
+        connected, _ = await self.comm.connect(timeout=TIMEOUT)
+        assert connected, self.name
+        frames = []
+        while not is_whole_view(frame := await self.comm.receive_from(timeout=TIMEOUT)):
+            frames.append(frame)
+        await self.take([*frames, frame])
+
+    async def take(self, frames: list[str]) -> None:
+        """Apply frames in order; on a gap, ask for the whole view and apply every frame up
+        to and including it (each wait bounded)."""
+        assert self.page is not None and self.comm is not None
+        queue = list(frames)
+        while queue:
+            if self.page.apply(queue.pop(0)):
+                self.resyncs += 1
+                await self.comm.send_to(text_data=json.dumps({"type": "resync"}))
+                while not is_whole_view(frame := await self.comm.receive_from(timeout=TIMEOUT)):
+                    queue.append(frame)
+                queue.append(frame)
+
+    async def close(self) -> None:
+        if self.comm is not None:
+            await self.comm.disconnect()
+            self.comm = None
+
+
+def _table(ruleset: str) -> tuple[int, list[Audience]]:
+    call_command("seed_demo", stdout=io.StringIO())
+    enc = Encounter.objects.get(ruleset=ruleset)
+    services.create_seat(enc.pk, "Player 3", [])
+    enc.refresh_from_db()
+    assert enc.spectator_token
+    gm = Client()
+    gm.force_login(enc.owner)
+    audiences = [
+        Audience(
+            "GM",
+            f"/enc/{enc.pk}/",
+            f"/ws/enc/{enc.pk}/gm/",
+            broadcast.group_name(enc.pk, "gm"),
+            gm,
+        )
+    ]
+    for seat in Seat.objects.filter(encounter=enc, revoked=False).order_by("pk"):
+        group = broadcast.group_name(enc.pk, "player", seat.pk)
+        audiences.append(
+            Audience(seat.name, f"/p/{seat.token}/", f"/ws/p/{seat.token}/", group, Client())
+        )
+    spectators = broadcast.group_name(enc.pk, "spectator")
+    token = enc.spectator_token
+    for name in ("spectators", "spectators, losing frames"):
+        audiences.append(Audience(name, f"/s/{token}/", f"/ws/s/{token}/", spectators, Client()))
+    seat1 = next(a for a in audiences if a.name == "Player 1")
+    audiences.append(Audience("Player 1, reconnecting", seat1.url, seat1.ws, seat1.group, Client()))
+    return enc.pk, audiences
+
+
+def _play(enc_pk: int, rng: random.Random) -> tuple[str, bool]:
+    """One command of the seeded play; its kind, and whether a reaction window (an
+    Opportunity Attack, a defence...) is open after it."""
+    enc = Encounter.objects.get(pk=enc_pk)
+    viewer, command = a_command(enc, rng)
+    services.run_command(enc.pk, viewer, command)
+    enc.refresh_from_db()
+    return command["type"], bool(enc.state.get("pending"))
+
+
+async def pushed_to_group(group: str, comms: list[WebsocketCommunicator]) -> list[list[str]]:
+    """What each socket of one group got so far: like `pushed_so_far`, with one marker for
+    the whole group (each socket of a group gets every marker sent to it)."""
+    marker = f"<!-- marker {secrets.token_hex(8)} -->"
+    layer = get_channel_layer()
+    assert layer is not None
+    await layer.group_send(group, {"type": broadcast.PRESENCE, "html": marker})
+
+    async def until_marker(comm: WebsocketCommunicator) -> list[str]:
+        frames = []
+        while (frame := await comm.receive_from(timeout=TIMEOUT)) != marker:
+            frames.append(frame)
+        return frames
+
+    return list(await asyncio.gather(*(until_marker(c) for c in comms)))
+
+
+async def drain(audiences: list[Audience], lose: str | None = None) -> None:
+    """Everything pushed so far reaches each open page (all sockets at once)."""
+    live = [a for a in audiences if a.comm is not None]
+    groups = sorted({a.group for a in live})
+    members = {g: [a for a in live if a.group == g] for g in groups}
+    got = await asyncio.gather(
+        *(pushed_to_group(g, [a.comm for a in members[g] if a.comm]) for g in groups)
+    )
+    for group, frame_lists in zip(groups, got, strict=True):
+        for audience, frames in zip(members[group], frame_lists, strict=True):
+            if audience.name == lose:
+                frames = [f for f in frames if 'id="sync"' not in f]  # lost on the way
+            await audience.take(frames)
+
+
+async def assert_true_to_a_reload(audiences: list[Audience], when: str) -> None:
+    for audience in audiences:
+        if audience.comm is None or audience.page is None:
+            continue
+        fresh = normalised(await database_sync_to_async(audience.fetch)())
+        replayed = normalised(audience.page.html)
+        assert replayed == fresh, (
+            f"{audience.name}'s page {when} is not what a reload shows: "
+            + first_difference(replayed, fresh)
+        )
+        assert audience.page.missing == [], (audience.name, audience.page.missing)
+
+
+@pytest.mark.parametrize("ruleset", sorted(rulesets()))
+async def test_every_page_replays_to_what_a_reload_shows(ruleset: str, settings) -> None:
+    # A browser sends a heartbeat every 15 s, which keeps its socket open; these sockets
+    # send none, so the server's watch for silent sockets (40 s) is off for this test, or
+    # a slow run would see its sockets closed as gone silent.
+    settings.PRESENCE_TIMEOUT_SECONDS = 0
+    started = time.monotonic()
+    enc_pk, audiences = await database_sync_to_async(_table)(ruleset)
+    by_name = {a.name: a for a in audiences}
+    for audience in audiences:
+        await audience.open()
+    await drain(audiences)
+    await assert_true_to_a_reload(audiences, "once connected")
+
+    rng = random.Random(f"replay-{ruleset}")
+    kinds: dict[str, int] = {}
+    windows = 0
+    for n in range(1, COMMANDS + 1):
+        kind, window = await database_sync_to_async(_play)(enc_pk, rng)
+        windows += window
+        kinds[kind] = kinds.get(kind, 0) + 1
+        away = by_name["Player 1, reconnecting"]
+        if n == AWAY.start:
+            await away.close()
+        await drain(audiences, lose="spectators, losing frames" if n in LOST else None)
+        if n == AWAY.stop:
+            # A tab that comes back is the page it had, then the whole view on connecting.
+            assert away.page is not None
+            await away.connect()
+            await drain(audiences)
+            await assert_true_to_a_reload([away], f"reconnected after command {n}")
+        if n in CHECKPOINTS:
+            await assert_true_to_a_reload(audiences, f"after command {n}")
+
+    await drain(audiences)
+    await assert_true_to_a_reload(audiences, f"after all {COMMANDS} commands")
+
+    # The run covered the game, not one corner of it, and every page took every frame.
+    assert {"act", "end_turn", "undo", "hide", "reveal", "damage"} <= kinds.keys(), kinds
+    for audience in audiences:
+        assert audience.page is not None
+        assert audience.page.frames >= COMMANDS // 2, (audience.name, audience.page.frames)
+    lossy = by_name["spectators, losing frames"]
+    assert lossy.resyncs >= 2, "the page never noticed the frames it lost"
+    assert all(a.resyncs == 0 for a in audiences if a is not lossy), "a gap that was not one"
+    enc = await database_sync_to_async(Encounter.objects.get)(pk=enc_pk)
+    for audience in audiences:
+        await audience.close()
+    print(
+        f"{ruleset}: {COMMANDS} commands to version {enc.version}, "
+        f"{len(audiences)} pages, {lossy.resyncs} resyncs, {windows} with a reaction window "
+        f"open, {kinds}, "
+        f"{time.monotonic() - started:.1f} s"
+    )

@@ -1,0 +1,266 @@
+"""A seeded play, and pages kept as a browser keeps them, for the replay tests.
+
+`a_command` is what a GM or a player might do next in a seeded combat (tests/web/test_memo.py
+and tests/realtime/test_replay.py play 150 of them per ruleset). `Page` is one audience's
+page as a browser holds it: the first page fetched, then every pushed frame applied in the
+order it came, by id, with static/js/sync.js's gap rule deciding when to ask for a resync.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Any
+
+from combat import screens, services
+from combat.access import gm_viewer, seat_viewer
+from combat.models import Encounter
+
+
+def a_command(enc: Encounter, rng: random.Random) -> tuple[Any, dict[str, Any]]:
+    """Something a GM or a player might do now (allowed or not: refusals count too)."""
+    state = screens.load_state(enc)
+    gm = gm_viewer(enc)
+    ids = list(state.combatants)
+    roll = rng.random()
+    if state.pending and roll < 0.5:
+        w = rng.choice(state.pending)
+        accept = rng.random() < 0.5
+        return gm, {"type": "react", "window": w.id, "actor": w.reactor, "accept": accept}
+    if state.phase == "setup":
+        return gm, {"type": "start_combat"}
+    if state.phase == "seize":
+        return gm, {"type": "begin_round"}
+    if state.phase == "ended":
+        return gm, {"type": "undo"}
+    turn = state.turn
+    if roll < 0.06:
+        return gm, {"type": "undo"}
+    if roll < 0.12 and ids:
+        cid = rng.choice(ids)
+        kind = "reveal" if state.combatants[cid].hidden else "hide"
+        return gm, {"type": kind, "actor": cid}
+    if roll < 0.2 and ids:
+        return gm, {"type": rng.choice(["damage", "heal"]), "actor": rng.choice(ids), "amount": 3}
+    if roll < 0.24 and ids:
+        seat = enc.seats.filter(revoked=False).order_by("?").first()
+        if seat is not None:
+            services.assign_combatant(enc.pk, rng.choice(ids), rng.choice([seat.pk, None]))
+        return gm, {"type": "roll", "dice": "1d6"}
+    if turn is None:
+        return gm, {"type": "end_combat"}
+    who = gm
+    seat = next((s for s in enc.seats.filter(revoked=False) if turn in s.combatant_ids), None)
+    if seat is not None and rng.random() < 0.7:
+        who = seat_viewer(seat)
+    panel = screens.action_panel(state, turn, ids)
+    allowed = [a for a in panel if a["allowed"]]
+    if allowed and roll < 0.8:
+        a = rng.choice(allowed)
+        options = {f["name"]: f["default"] for f in a["fields"] if f["default"] != ""}
+        return who, {"type": "act", "actor": turn, "action": a["key"], "options": options}
+    return who, {"type": "end_turn", "actor": turn}
+
+
+# --- pages as a browser keeps them ----------------------------------------------------------
+
+# Elements that never have an end tag (the HTML spec's void elements).
+VOID = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
+
+
+# Elements whose end tag may be left out (those the templates use).
+OPTIONAL_END = frozenset(["option", "optgroup", "li", "p", "dt", "dd", "tr", "td", "th"])
+
+
+class _Spans(HTMLParser):
+    """Where each element with an id starts and ends in a piece of HTML, and which of
+    them stand at the top (not inside another element)."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=False)
+        self.lines = [0]
+        for line in html.splitlines(keepends=True):
+            self.lines.append(self.lines[-1] + len(line))
+        self.open: list[tuple[str, str | None, int]] = []
+        self.spans: dict[str, tuple[int, int]] = {}
+        self.top: list[tuple[str, int, int]] = []
+        self.html = html
+        self.feed(html)
+        self.close()
+        assert not self.open, f"unclosed elements: {[tag for tag, _, _ in self.open]}"
+
+    def _here(self) -> int:
+        line, col = self.getpos()
+        return self.lines[line - 1] + col
+
+    def _ended(self, tag: str, ident: str | None, start: int, end: int) -> None:
+        if ident is not None:
+            assert ident not in self.spans, f"two elements with id {ident!r}"
+            self.spans[ident] = (start, end)
+        if not self.open and ident is not None:
+            self.top.append((ident, start, end))
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        start = self._here()
+        ident = dict(attrs).get("id")
+        if tag in VOID:
+            end = start + len(self.get_starttag_text() or "")
+            self._ended(tag, ident, start, end)
+        else:
+            self.open.append((tag, ident, start))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        start = self._here()
+        end = start + len(self.get_starttag_text() or "")
+        self._ended(tag, dict(attrs).get("id"), start, end)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID:
+            return
+        at = self._here()
+        end = self.html.index(">", at) + 1
+        # Elements whose end tag HTML lets a page leave out (<option>, <li>, <p>...) end
+        # with their parent; no span is kept for them. Anything else is a broken page.
+        while (top := self.open.pop())[0] != tag:
+            assert top[0] in OPTIONAL_END, f"</{tag}> closes <{top[0]}> at {at}"
+        self._ended(tag, top[1], top[2], end)
+
+
+OOB = re.compile(r'\s+hx-swap-oob="[^"]*"')
+
+
+def fragments(frame: str) -> tuple[list[tuple[str, str]], str]:
+    """The out-of-band elements of a frame as (id, html) in order, and what is left.
+
+    htmx takes each element marked hx-swap-oob out of the message and removes that
+    attribute before swapping it in (htmx.min.js: `r.removeAttribute(e)`); the rest of the
+    message goes to the socket's target, #ws-sink."""
+    spans = _Spans(frame)
+    out, rest, last = [], [], 0
+    for ident, start, end in spans.top:
+        element = frame[start:end]
+        tag_end = element.index(">")
+        if "hx-swap-oob" not in element[:tag_end]:
+            continue
+        out.append((ident, OOB.sub("", element[:tag_end], count=1) + element[tag_end:]))
+        rest.append(frame[last:start])
+        last = end
+    rest.append(frame[last:])
+    return out, "".join(rest)
+
+
+SYNC_VERSION = re.compile(r'<form id="sync"[^>]*?\sdata-version="(\d+)"')
+SYNC_FOLLOWS = re.compile(r'<form id="sync"[^>]*?\sdata-prev-version="(\d+)"')
+
+
+@dataclass
+class Page:
+    """One audience's page in a browser: the page as fetched, then each frame applied."""
+
+    html: str
+    asked: bool = False  # a resync was asked for and no whole view has come since
+    gaps: int = 0  # gaps noticed (each would ask for a resync)
+    frames: int = 0
+    missing: list[str] = field(default_factory=list)  # ids a frame carried, the page lacked
+
+    def version(self, pattern: re.Pattern[str] = SYNC_VERSION) -> int | None:
+        found = pattern.search(self.html)
+        return int(found.group(1)) if found else None
+
+    def replace(self, elements: list[tuple[str, str]]) -> None:
+        """Each (id, html) takes the place of the page's element with that id."""
+        spans = _Spans(self.html).spans
+        found = []
+        for ident, element in elements:
+            if ident not in spans:
+                # htmx finds no target and drops the element: what it carried is never shown.
+                self.missing.append(ident)
+                continue
+            found.append((*spans[ident], element))
+        # One parse for the whole frame: replaced from the end, so earlier offsets hold.
+        found.sort(reverse=True)
+        for (start, end, element), after in zip(found, [None, *found], strict=False):
+            assert after is None or end <= after[0], "a frame's regions overlap"
+            self.html = self.html[:start] + element + self.html[end:]
+
+    def apply(self, frame: str) -> bool:
+        """Swap a frame in as htmx does, then follow static/js/sync.js: True if the page
+        would now ask for the whole view (it missed a push)."""
+        shown_before = self.version()
+        parts, rest = fragments(frame)
+        if rest.strip():
+            # hx-ws: what is not out of band goes into the socket's hx-target (innerHTML),
+            # unless it is empty (swapEmpty:false).
+            parts.append(("ws-sink", f'<div id="ws-sink" hidden>{rest}</div>'))
+        self.replace(parts)
+        self.frames += 1
+        version, follows = self.version(), self.version(SYNC_FOLLOWS)
+        if follows is None:
+            self.asked = False  # a whole view: nothing is missing any more
+            return False
+        if shown_before is None or version is None or version == shown_before:
+            return False  # not a change of version (a presence update)
+        if follows <= shown_before:
+            return False  # the push covers everything since what the page showed
+        self.gaps += 1
+        if self.asked:
+            return False  # asked already; sync.js asks again only after 2 s without answer
+        self.asked = True
+        return True
+
+
+CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="[^"]*">')
+CSRF_HEADER = re.compile(r'"X-CSRFToken": "[^"]*"')
+NONCE = re.compile(r'nonce="[^"]*"')
+PREV_VERSION = re.compile(r'(<form id="sync"[^>]*?)\sdata-prev-version="\d+"')
+
+
+def normalised(html: str) -> str:
+    """A page with what legitimately differs between two renders of one version taken out.
+
+    - The CSRF token: a fetched page carries one (masked afresh on every request) in
+      <body hx-headers> and in its forms; a pushed fragment is rendered outside any request
+      and carries none. htmx sends the token from <body>'s hx-headers:inherited with every
+      request, so a form without its hidden input still posts.
+    - The Content-Security-Policy nonce on <script>: new for every response, by design.
+    - data-prev-version on #sync: it says which version the last push followed (the page's
+      history, read by static/js/sync.js); the version the page shows, data-version, stays.
+    """
+    html = CSRF_INPUT.sub("", html)
+    html = CSRF_HEADER.sub('"X-CSRFToken": "-"', html)
+    html = NONCE.sub('nonce="-"', html)
+    return PREV_VERSION.sub(r"\1", html)
+
+
+def first_difference(replayed: str, fresh: str) -> str:
+    """Where two pages part, by the innermost element with an id, for a failure message."""
+    at = next(
+        (i for i, (a, b) in enumerate(zip(replayed, fresh, strict=False)) if a != b),
+        min(len(replayed), len(fresh)),
+    )
+    spans = _Spans(fresh).spans
+    around = [(end - start, ident) for ident, (start, end) in spans.items() if start <= at < end]
+    region = min(around)[1] if around else "(outside every region)"
+    return (
+        f"#{region} differs at character {at}:\n"
+        f"  replayed: ...{replayed[max(0, at - 120) : at + 200]!r}\n"
+        f"  fresh:    ...{fresh[max(0, at - 120) : at + 200]!r}"
+    )
