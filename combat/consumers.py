@@ -99,6 +99,16 @@ ENCOUNTER_GONE = _notice(
     "encounter-gone",
     "This encounter is no longer yours or no longer exists, so this page stopped updating.",
 )
+
+
+def crowded_reason(who: str, cap: int) -> str:
+    """Why a socket was turned away (at most 123 bytes: it is also the close reason)."""
+    return (
+        f"This {who} is open on too many screens ({cap}): close one. "
+        "This page tries again in a minute."
+    )
+
+
 TOO_BIG_NOTICE = _notice(
     "socket-too-big",
     f"This page sent a message larger than {MAX_MESSAGE_BYTES // 1024} KiB, so the server "
@@ -213,6 +223,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     session_key: str | None = None
     logged_out: bool = False  # why the last re-check failed, for the GM's notice
     groups_joined: list[str] = []  # besides `group` (the GM's account group)
+    joined: bool = False  # admitted: in the list of who is connected and its groups
     bucket: TokenBucket | None = None
     strikes: TokenBucket | None = None
 
@@ -265,14 +276,21 @@ class TableConsumer(AsyncWebsocketConsumer):
             assert self.viewer.user_id is not None
             self.groups_joined = [broadcast.user_group(self.viewer.user_id)]
         self.cred = broadcast.credential(self.viewer.user_id if self.role == GM else self.token)
+        # Counted and written in one step before anything else: a socket its link has no
+        # room for never joins a group or the list of who is connected, so the GM hears
+        # nothing of it, and sockets opened at once cannot all count each other out.
+        cap = MAX_SOCKETS.get(self.role)
+        admitted = await database_sync_to_async(presence.admit)(self.viewer, self.channel_name, cap)
+        self.joined = admitted
         await self.accept()
+        if not admitted:
+            assert cap is not None
+            await self.crowded(cap)
+            return
         # One listener per group and process hands pushes to this socket (combat/fanout.py).
         await fanout.join(self.group, self)
         for group in self.groups_joined:
             await fanout.join(group, self)
-        await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
-        if await self.crowded():
-            return
         # The whole view re-checks the link now that the socket is in its group: a link
         # replaced between the check above and joining (whose close this socket missed)
         # gets nothing but the notice that it no longer works.
@@ -321,7 +339,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         return spectator_viewer(enc) if enc else None
 
     async def disconnect(self, code: int) -> None:
-        if self.viewer is None:
+        if self.viewer is None or not self.joined:
             return
         if self.watchdog is not None and not self.watchdog.done():
             self.watchdog.cancel()
@@ -482,23 +500,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not ok:
             await self.link_gone()
 
-    async def crowded(self) -> bool:
-        """Close this socket (4409, with the reason) if its link holds too many already.
-        Counted after joining, this socket included, so two at once cannot both slip in."""
-        assert self.viewer is not None
-        cap = MAX_SOCKETS.get(self.role)
-        if cap is None:
-            return False
-        count = await database_sync_to_async(presence.on_link)(self.viewer)
-        if count <= cap:
-            return False
+    async def crowded(self, cap: int) -> None:
+        """Tell a socket its link had no room for it (it joined nothing), then close it
+        with 4409 and the same sentence as the reason, which the page shows."""
         who = "player link" if self.role == PLAYER else "spectator link"
-        reason = f"This {who} already has {cap} open pages; close one and reload."
+        reason = crowded_reason(who, cap)
         self.gone = True
-        await database_sync_to_async(presence.leave)(self.channel_name)  # not one of them
         await self.send(text_data=_notice("socket-crowded", reason))
         await self.close(code=CROWDED, reason=reason)
-        return True
 
     def check_soon(self) -> None:
         """Re-check this socket's link in a task of its own (pushes are handed out in line)."""
