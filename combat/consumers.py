@@ -31,11 +31,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from combat import broadcast, fanout, presence
+from combat import broadcast, fanout, presence, ratelimit
 from combat.access import (
     GM,
     PLAYER,
@@ -68,6 +69,15 @@ DROP_LIMIT = 120  # above htmx's outgoing queue (100 messages)
 DROPS_FORGIVEN_PER_SECOND = 1.0
 # How long a push that is on its way may take before a heartbeat's whole view is sent.
 PUSH_GRACE = 1.0
+# Whole views a page may ask for (a resync, a heartbeat naming another version), per link:
+# a seat's, the spectators', a GM account's, over all their sockets and server processes.
+# One socket's own message budget (BURST, PER_SECOND) allows as many; the link's sockets
+# share it, so opening more sockets buys no more renders. Past it an answer is owed, and
+# sent once the budget allows it.
+RESYNCS_PER_LINK = (BURST, int(BURST / PER_SECOND))
+
+# Waits for the budget (a test makes time pass by hand).
+pause = asyncio.sleep
 
 # What a page shows when its link stops working (the socket closes right after).
 GONE = (
@@ -218,6 +228,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     group: str = ""
     gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
     catching_up: asyncio.Task[None] | None = None
+    owed: asyncio.Task[None] | None = None  # a whole view asked for, waiting for the budget
     checking: asyncio.Task[None] | None = None
     cred: str = ""
     session_key: str | None = None
@@ -341,8 +352,9 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.viewer is None or not self.joined:
             return
-        if self.watchdog is not None and not self.watchdog.done():
-            self.watchdog.cancel()
+        for task in (self.watchdog, self.owed):
+            if task is not None and not task.done():
+                task.cancel()
         await fanout.leave(self.group, self)
         for group in self.groups_joined:
             await fanout.leave(group, self)
@@ -366,7 +378,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         kind = msg.get("type")
         if kind == "resync":
-            await self.send_whole_view()
+            await self.whole_view_asked()
         elif kind == "heartbeat":
             try:
                 theirs = int(msg.get("version") or 0)
@@ -379,7 +391,33 @@ class TableConsumer(AsyncWebsocketConsumer):
                 elif theirs < self.version and self.in_flight(theirs):
                     pass  # what the page lacks was pushed a moment ago: it is on its way
                 else:
+                    await self.whole_view_asked()
+
+    async def whole_view_asked(self) -> None:
+        """Answer the page's request for the whole view now if its link's budget allows,
+        else once it does: a page is never left stale, and asking again meanwhile adds
+        nothing (it gets the one whole view, as it is when sent)."""
+        if self.owed is not None and not self.owed.done():
+            return
+        limited = await self.spend_resync()
+        if limited is None:
+            await self.send_whole_view()
+            return
+
+        async def later(wait: float) -> None:
+            while not self.gone:
+                await pause(wait)
+                refused = await self.spend_resync()
+                if refused is None:
                     await self.send_whole_view()
+                    return
+                wait = refused.after
+
+        self.owed = asyncio.get_running_loop().create_task(later(limited.after))
+
+    async def spend_resync(self) -> ratelimit.Limited | None:
+        link = f"{self.role}:{self.cred}"
+        return await sync_to_async(ratelimit.hit)("resync", link, RESYNCS_PER_LINK, "resyncs")
 
     def catch_up(self, version: int) -> None:
         """The page has every frame sent here, and `version` is newer: it is most likely

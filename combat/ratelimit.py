@@ -37,7 +37,8 @@ class Limited:
     """A refusal: what was limited and how long to wait."""
 
     what: str
-    wait: int
+    wait: int  # whole seconds, for people and Retry-After
+    after: float = 0.0  # the same, to the fraction (for a server that answers then)
 
     @property
     def message(self) -> str:
@@ -77,8 +78,8 @@ def hit(scope: str, who: str, limit: tuple[int, int], what: str) -> Limited | No
     while left >= most and gone < len(counts):
         left -= counts[gone]
         gone += 1
-    wait = max(1, math.ceil((index + gone) * width - now))
-    return Limited(what, wait)
+    after = max(0.0, (index + gone) * width - now)
+    return Limited(what, max(1, math.ceil(after)), after)
 
 
 # What an account makes, each counted on its own: the setting with its limit, and the

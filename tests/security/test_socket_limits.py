@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
@@ -96,3 +97,99 @@ def test_admission_holds_with_connects_on_threads_of_their_own(spectator_cap):
         admitted = list(pool.map(admit, range(spectator_cap + 1)))
     assert admitted.count(True) == spectator_cap
     assert presence.on_link(viewer) == spectator_cap
+
+
+# --- whole views per link (item 6) -------------------------------------------------------
+
+
+class FakeTime:
+    """The rate limits' clock, which only moves when a socket waits for its budget."""
+
+    def __init__(self) -> None:
+        self.now = 2_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def spectators(t, n: int) -> list[WebsocketCommunicator]:
+    comms = []
+    for _ in range(n):
+        comm = socket(f"/ws/s/{t.enc.spectator_token}/")
+        assert (await comm.connect(timeout=TIMEOUT))[0]
+        await first_view(comm)
+        comms.append(comm)
+    return comms
+
+
+def whole_views_left(comm: WebsocketCommunicator) -> int:
+    """Whole views in what the socket was sent and the test has not read (its consumer has
+    finished: nothing more comes)."""
+    count = 0
+    while not comm.output_queue.empty():
+        out = comm.output_queue.get_nowait()
+        count += out["type"] == "websocket.send" and is_whole_view(out.get("text") or "")
+    return count
+
+
+async def test_sockets_of_one_link_share_one_budget_of_whole_views(monkeypatch, spectator_cap):
+    """20 sockets of the spectators' link each ask 5 times (3 resyncs, 2 heartbeats naming
+    another version), the clock standing still: 10 whole views in all (what one socket
+    asking 10 times gets), not 100 (before)."""
+    from combat import ratelimit
+
+    monkeypatch.setattr(ratelimit, "clock", FakeTime())
+    never = asyncio.Event()
+
+    async def forever(_seconds: float) -> None:
+        await never.wait()
+
+    monkeypatch.setattr(consumers, "pause", forever, raising=False)
+    t, *_ = await build()
+    comms = await spectators(t, spectator_cap)
+    asks = [{"type": "resync"}, {"type": "heartbeat", "version": 0}] * 2 + [{"type": "resync"}]
+    for comm in comms:
+        for ask in asks:
+            await comm.send_to(text_data=json.dumps(ask))
+    answered = 0
+    for comm in comms:
+        await comm.disconnect()  # returns once every message before it was handled
+        answered += whole_views_left(comm)
+    most = getattr(consumers, "RESYNCS_PER_LINK", (consumers.BURST, 0))[0]
+    assert answered == most, answered
+
+    # One socket alone, on a link of its own (a seat's), gets as many.
+    seat = socket(f"/ws/p/{t.seat1.token}/")
+    assert (await seat.connect(timeout=TIMEOUT))[0]
+    await first_view(seat)
+    for _ in range(consumers.BURST):
+        await seat.send_to(text_data=json.dumps({"type": "resync"}))
+    await seat.disconnect()
+    assert whole_views_left(seat) == most
+
+
+async def test_a_resync_past_the_budget_is_answered_once_it_allows(monkeypatch, spectator_cap):
+    """Every socket that asked gets the whole view: those past the budget once the clock
+    has moved on far enough (a fake clock, moved by the socket's own wait)."""
+    from combat import ratelimit
+
+    clock = FakeTime()
+    monkeypatch.setattr(ratelimit, "clock", clock)
+    waits: list[float] = []
+
+    async def let_time_pass(seconds: float) -> None:
+        waits.append(seconds)
+        clock.now += seconds
+        await asyncio.sleep(0)
+
+    monkeypatch.setattr(consumers, "pause", let_time_pass, raising=False)
+    t, *_ = await build()
+    comms = await spectators(t, spectator_cap)
+    for comm in comms:
+        await comm.send_to(text_data=json.dumps({"type": "resync"}))
+    for comm in comms:
+        assert is_whole_view(await comm.receive_from(timeout=TIMEOUT))
+    assert waits, "some were past the budget"
+    for comm in comms:
+        await comm.disconnect()
+        assert whole_views_left(comm) == 0
