@@ -15,6 +15,11 @@ reconnect: that burst is dropped, not punished. Both close codes are outside
 htmx's reconnect list, so a page that misbehaves stops instead of coming back
 to do it again; it is told why first.
 
+A link holds at most MAX_SOCKETS sockets, admitted before joining anything (combat/presence.py);
+one more is told why and closed with CROWDED, which a page retries about once a minute. The
+whole views a page asks for (resync, a heartbeat naming another version) are budgeted per
+link (RESYNCS_PER_LINK), over all its sockets; one past the budget is sent once it allows.
+
 A socket that says nothing for PRESENCE_TIMEOUT_SECONDS (a phone that went offline
 leaves its connection open but silent) leaves the GM's list of who is connected at
 once and is closed with SILENT, which the pages reconnect on (static/js/sync.js).
