@@ -15,6 +15,11 @@ reconnect: that burst is dropped, not punished. Both close codes are outside
 htmx's reconnect list, so a page that misbehaves stops instead of coming back
 to do it again; it is told why first.
 
+A link holds at most MAX_SOCKETS sockets, admitted before joining anything (combat/presence.py);
+one more is told why and closed with CROWDED, which a page retries about once a minute. The
+whole views a page asks for (resync, a heartbeat naming another version) are budgeted per
+link (RESYNCS_PER_LINK), over all its sockets; one past the budget is sent once it allows.
+
 A socket that says nothing for PRESENCE_TIMEOUT_SECONDS (a phone that went offline
 leaves its connection open but silent) leaves the GM's list of who is connected at
 once and is closed with SILENT, which the pages reconnect on (static/js/sync.js).
@@ -31,11 +36,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from combat import broadcast, fanout, presence
+from combat import broadcast, fanout, presence, ratelimit
 from combat.access import (
     GM,
     PLAYER,
@@ -68,6 +74,15 @@ DROP_LIMIT = 120  # above htmx's outgoing queue (100 messages)
 DROPS_FORGIVEN_PER_SECOND = 1.0
 # How long a push that is on its way may take before a heartbeat's whole view is sent.
 PUSH_GRACE = 1.0
+# Whole views a page may ask for (a resync, a heartbeat naming another version), per link:
+# a seat's, the spectators', a GM account's, over all their sockets and server processes.
+# One socket's own message budget (BURST, PER_SECOND) allows as many; the link's sockets
+# share it, so opening more sockets buys no more renders. Past it an answer is owed, and
+# sent once the budget allows it.
+RESYNCS_PER_LINK = (BURST, int(BURST / PER_SECOND))
+
+# Waits for the budget (a test makes time pass by hand).
+pause = asyncio.sleep
 
 # What a page shows when its link stops working (the socket closes right after).
 GONE = (
@@ -99,6 +114,16 @@ ENCOUNTER_GONE = _notice(
     "encounter-gone",
     "This encounter is no longer yours or no longer exists, so this page stopped updating.",
 )
+
+
+def crowded_reason(who: str, cap: int) -> str:
+    """Why a socket was turned away (at most 123 bytes: it is also the close reason)."""
+    return (
+        f"This {who} is open on too many screens ({cap}): close one. "
+        "This page tries again in a minute."
+    )
+
+
 TOO_BIG_NOTICE = _notice(
     "socket-too-big",
     f"This page sent a message larger than {MAX_MESSAGE_BYTES // 1024} KiB, so the server "
@@ -208,11 +233,13 @@ class TableConsumer(AsyncWebsocketConsumer):
     group: str = ""
     gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
     catching_up: asyncio.Task[None] | None = None
+    owed: asyncio.Task[None] | None = None  # a whole view asked for, waiting for the budget
     checking: asyncio.Task[None] | None = None
     cred: str = ""
     session_key: str | None = None
     logged_out: bool = False  # why the last re-check failed, for the GM's notice
     groups_joined: list[str] = []  # besides `group` (the GM's account group)
+    joined: bool = False  # admitted: in the list of who is connected and its groups
     bucket: TokenBucket | None = None
     strikes: TokenBucket | None = None
 
@@ -265,14 +292,21 @@ class TableConsumer(AsyncWebsocketConsumer):
             assert self.viewer.user_id is not None
             self.groups_joined = [broadcast.user_group(self.viewer.user_id)]
         self.cred = broadcast.credential(self.viewer.user_id if self.role == GM else self.token)
+        # Counted and written in one step before anything else: a socket its link has no
+        # room for never joins a group or the list of who is connected, so the GM hears
+        # nothing of it, and sockets opened at once cannot all count each other out.
+        cap = MAX_SOCKETS.get(self.role)
+        admitted = await database_sync_to_async(presence.admit)(self.viewer, self.channel_name, cap)
+        self.joined = admitted
         await self.accept()
+        if not admitted:
+            assert cap is not None
+            await self.crowded(cap)
+            return
         # One listener per group and process hands pushes to this socket (combat/fanout.py).
         await fanout.join(self.group, self)
         for group in self.groups_joined:
             await fanout.join(group, self)
-        await database_sync_to_async(presence.join)(self.viewer, self.channel_name)
-        if await self.crowded():
-            return
         # The whole view re-checks the link now that the socket is in its group: a link
         # replaced between the check above and joining (whose close this socket missed)
         # gets nothing but the notice that it no longer works.
@@ -321,10 +355,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         return spectator_viewer(enc) if enc else None
 
     async def disconnect(self, code: int) -> None:
-        if self.viewer is None:
+        if self.viewer is None or not self.joined:
             return
-        if self.watchdog is not None and not self.watchdog.done():
-            self.watchdog.cancel()
+        for task in (self.watchdog, self.owed):
+            if task is not None and not task.done():
+                task.cancel()
         await fanout.leave(self.group, self)
         for group in self.groups_joined:
             await fanout.leave(group, self)
@@ -348,7 +383,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         kind = msg.get("type")
         if kind == "resync":
-            await self.send_whole_view()
+            await self.whole_view_asked()
         elif kind == "heartbeat":
             try:
                 theirs = int(msg.get("version") or 0)
@@ -361,7 +396,33 @@ class TableConsumer(AsyncWebsocketConsumer):
                 elif theirs < self.version and self.in_flight(theirs):
                     pass  # what the page lacks was pushed a moment ago: it is on its way
                 else:
+                    await self.whole_view_asked()
+
+    async def whole_view_asked(self) -> None:
+        """Answer the page's request for the whole view now if its link's budget allows,
+        else once it does: a page is never left stale, and asking again meanwhile adds
+        nothing (it gets the one whole view, as it is when sent)."""
+        if self.owed is not None and not self.owed.done():
+            return
+        limited = await self.spend_resync()
+        if limited is None:
+            await self.send_whole_view()
+            return
+
+        async def later(wait: float) -> None:
+            while not self.gone:
+                await pause(wait)
+                refused = await self.spend_resync()
+                if refused is None:
                     await self.send_whole_view()
+                    return
+                wait = refused.after
+
+        self.owed = asyncio.get_running_loop().create_task(later(limited.after))
+
+    async def spend_resync(self) -> ratelimit.Limited | None:
+        link = f"{self.role}:{self.cred}"
+        return await sync_to_async(ratelimit.hit)("resync", link, RESYNCS_PER_LINK, "resyncs")
 
     def catch_up(self, version: int) -> None:
         """The page has every frame sent here, and `version` is newer: it is most likely
@@ -482,23 +543,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not ok:
             await self.link_gone()
 
-    async def crowded(self) -> bool:
-        """Close this socket (4409, with the reason) if its link holds too many already.
-        Counted after joining, this socket included, so two at once cannot both slip in."""
-        assert self.viewer is not None
-        cap = MAX_SOCKETS.get(self.role)
-        if cap is None:
-            return False
-        count = await database_sync_to_async(presence.on_link)(self.viewer)
-        if count <= cap:
-            return False
+    async def crowded(self, cap: int) -> None:
+        """Tell a socket its link had no room for it (it joined nothing), then close it
+        with 4409 and the same sentence as the reason, which the page shows."""
         who = "player link" if self.role == PLAYER else "spectator link"
-        reason = f"This {who} already has {cap} open pages; close one and reload."
+        reason = crowded_reason(who, cap)
         self.gone = True
-        await database_sync_to_async(presence.leave)(self.channel_name)  # not one of them
         await self.send(text_data=_notice("socket-crowded", reason))
         await self.close(code=CROWDED, reason=reason)
-        return True
 
     def check_soon(self) -> None:
         """Re-check this socket's link in a task of its own (pushes are handed out in line)."""

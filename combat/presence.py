@@ -10,11 +10,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from combat.access import PLAYER, SPECTATOR, Viewer
-from combat.models import Presence
+from combat.models import Encounter, Presence, Seat
 
 FORGET = timedelta(minutes=30)
 
@@ -44,6 +45,29 @@ def join(viewer: Viewer, channel_name: str) -> None:
             "last_seen": now,
         },
     )
+
+
+def admit(viewer: Viewer, channel_name: str, cap: int | None) -> bool:
+    """Join the list of who is connected, unless the viewer's link already holds `cap` live
+    sockets (no cap: always). False means "crowded": nothing was written.
+
+    The count and the new row are one transaction under a lock on the link's row (the
+    seat, or the encounter for the spectators' link; on SQLite the IMMEDIATE transaction
+    is the lock), so sockets opened at once, in one process or several, are admitted one
+    after the other: of 21 opened together on a link that takes 20, exactly one is refused.
+    """
+    with transaction.atomic():
+        if cap is not None:
+            link = (
+                Seat.objects.filter(pk=viewer.seat_pk)
+                if viewer.role == PLAYER
+                else Encounter.objects.filter(pk=viewer.encounter_id)
+            )
+            list(link.select_for_update().values_list("pk", flat=True))
+            if on_link(viewer) >= cap:
+                return False
+        join(viewer, channel_name)
+    return True
 
 
 def touch(channel_name: str) -> None:

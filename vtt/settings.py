@@ -244,9 +244,9 @@ VTT_IMPORT_MAX_COMBATANTS = env_int("VTT_IMPORT_MAX_COMBATANTS", 200)
 VTT_IMPORT_MAX_STORED_BYTES = env_int("VTT_IMPORT_MAX_STORED_BYTES", 8 * 1024 * 1024)
 VTT_IMPORT_MAX_DEPTH = env_int("VTT_IMPORT_MAX_DEPTH", 32)
 
-# Rate limits, each "at most N in W seconds" (a fixed window per seat, token or
-# account). Far above honest play: a player acts every few seconds, a GM imports a
-# few files a session and a household signs up a few accounts.
+# Rate limits, each "at most N in W seconds" over any span of W seconds, per seat,
+# account or address (combat/ratelimit.py). Far above honest play: a player acts every
+# few seconds, a GM imports a few files a session and a household signs up a few accounts.
 VTT_RATE_COMMANDS = (env_int("VTT_RATE_COMMANDS", 60), 10)
 VTT_RATE_IMPORTS = (env_int("VTT_RATE_IMPORTS", 20), 3600)
 VTT_RATE_SIGNUPS = (env_int("VTT_RATE_SIGNUPS", 20), 3600)

@@ -6,7 +6,9 @@
  * turn" may no longer be true). When the whole view arrives again (the server sends it
  * on every connect, static/js/sync.js asks for it on a gap) it says "Back" and hides
  * itself a few seconds later. A socket the server closed for good (a revoked link, a
- * page that misbehaved) says so instead of promising a reconnect.
+ * page that misbehaved) says so instead of promising a reconnect. A socket turned away
+ * because its link is open on too many screens (4409) shows the server's reason, which
+ * says the page tries again (static/js/sync.js does, about once a minute).
  *
  * Coming back online with the socket still open (it may never have noticed) asks the
  * server for the whole view, so the page catches up and says "Back" either way.
@@ -17,7 +19,10 @@
   if (!line || !window.htmx || !document.querySelector("[hx-ws\\:connect]")) {
     return;
   }
-  var FINAL = [4401, 4403, 4409, 4413, 4429]; // combat/consumers.py: closed for good
+  var FINAL = [4401, 4403, 4413, 4429]; // combat/consumers.py: closed for good
+  var CROWDED = 4409; // combat/consumers.py: no room on this link for now
+  var CROWDED_WORDS =
+    "This link is open on too many screens: close one. This page tries again in a minute.";
   var BACK_SHOWN_MS = 4000;
   var lost = false;
   var over = false;
@@ -52,12 +57,26 @@
 
   document.addEventListener("htmx:ws:after:connection", function (evt) {
     connection = evt.detail && evt.detail.connection;
+    var socket = connection && connection.socket;
+    if (socket) {
+      // htmx's close event has the code but not the reason the server gave.
+      socket.addEventListener("close", function (closed) {
+        if (closed.code === CROWDED && !over) {
+          lost = true;
+          document.body.classList.add("connection-lost");
+          say("crowded", closed.reason || CROWDED_WORDS);
+        }
+      });
+    }
   });
 
   document.addEventListener("htmx:ws:close", function (evt) {
     var detail = evt.detail || {};
     if (detail.reason === "removed") {
       return; // the page itself took the socket away
+    }
+    if (detail.code === CROWDED) {
+      return; // said by the socket's own close listener, with the server's reason
     }
     if (FINAL.indexOf(detail.code) !== -1) {
       over = true;

@@ -13,6 +13,10 @@
  *    on a server that is down costs a refused TCP connection. A site's own
  *    htmx-config "ws" settings still win. A socket the server closed because the page
  *    had gone silent (4408) is reconnected too.
+ * 3. A crowded link (4409: the link is open on as many screens as it may be). The page
+ *    says why in the server's words (static/js/connection.js) and tries again about once
+ *    a minute, not twice a second: a screen closed elsewhere lets it back in, and a page
+ *    left open on a crowded link costs the server one refused socket a minute.
  *
  * No inline script and no eval: the Content-Security-Policy allows neither.
  */
@@ -25,11 +29,35 @@
     {
       reconnectDelay: 250,
       reconnectMaxDelay: 500,
-      // htmx's own list, and 4408: the server closed a socket it heard nothing from.
-      reconnectCodes: [1001, 1005, 1006, 1011, 1012, 1013, 1014, 4408],
+      // htmx's own list; 4408: the server closed a socket it heard nothing from; 4409:
+      // the link had no room for this page (tried again slowly, below).
+      reconnectCodes: [1001, 1005, 1006, 1011, 1012, 1013, 1014, 4408, 4409],
     },
     htmx.config.ws || {}
   );
+
+  var CROWDED = 4409;
+  var CROWDED_RETRY_MS = 60000; // htmx adds or takes up to 30 %
+
+  // htmx reads the connection's own copy of these when it schedules the next attempt,
+  // just after this event: slow for a crowded link, as configured for anything else.
+  document.addEventListener("htmx:ws:close", function (evt) {
+    var connection = evt.detail && evt.detail.connection;
+    var config = connection && connection.config;
+    if (!config) {
+      return;
+    }
+    if (!connection.ownDelays) {
+      connection.ownDelays = [config.reconnectDelay, config.reconnectMaxDelay];
+    }
+    if (evt.detail.code === CROWDED) {
+      config.reconnectDelay = CROWDED_RETRY_MS;
+      config.reconnectMaxDelay = CROWDED_RETRY_MS;
+    } else {
+      config.reconnectDelay = connection.ownDelays[0];
+      config.reconnectMaxDelay = connection.ownDelays[1];
+    }
+  });
 
   function versionOf(name) {
     var sync = document.getElementById("sync");

@@ -207,3 +207,44 @@ def test_a_socket_the_server_drops_says_reconnecting_then_back(browser, live_ser
         watcher.assert_no_errors()
     finally:
         watcher.context.close()
+
+
+def test_a_page_turned_away_from_a_crowded_link_says_why_and_retries_slowly(
+    browser, live_server_url, fight
+):
+    """Issue 36 item 3: the 21st screen on the spectators' link is closed with 4409 and a
+    reason; the page shows that reason and tries again about once a minute (the page's
+    timers run on Playwright's clock), not twice a second."""
+    from combat.consumers import CROWDED, MAX_SOCKETS, crowded_reason
+
+    t, _ = fight
+    watcher = open_person(browser, "spectator", "Screen 21")
+    reason = crowded_reason("spectator link", MAX_SOCKETS["spectator"])
+    routes = []
+
+    def opened(ws) -> None:  # the page's socket opens, with no server behind it
+        routes.append(ws)
+
+    try:
+        watcher.page.route_web_socket("**/ws/**", opened)
+        watcher.page.goto(f"{live_server_url}/s/{t.enc.spectator_token}/")
+        deadline = time.monotonic() + 10
+        while not routes and time.monotonic() < deadline:
+            watcher.page.wait_for_timeout(50)
+        assert routes, "the page opened no socket"
+        watcher.page.clock.install()  # the page's timers from now on run on the test's clock
+        routes[0].close(code=CROWDED, reason=reason)  # as the server turns one away
+        line = watcher.page.get_by_test_id("connection")
+        expect(line).to_have_text(reason)
+        assert "(20)" in reason and "tries again" in reason
+        assert len(routes) == 1
+        watcher.page.clock.run_for(30_000)  # a fast retry would have come 60 times by now
+        assert len(routes) == 1
+        watcher.page.clock.run_for(60_000)
+        deadline = time.monotonic() + 10
+        while len(routes) < 2 and time.monotonic() < deadline:
+            watcher.page.wait_for_timeout(50)
+        assert len(routes) == 2, "the page never tried again"
+        expect(line).to_have_text(reason)
+    finally:
+        watcher.context.close()

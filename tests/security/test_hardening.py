@@ -457,7 +457,7 @@ async def test_one_link_holds_a_bounded_number_of_sockets(kind: str):
     assert connected
     frames, code = await until_closed(extra)
     assert code == 4409
-    sentence = f"already has {cap} open pages; close one and reload"
+    sentence = f"link is open on too many screens ({cap}): close one."
     assert len(frames) == 1 and sentence in frames[0], frames
     # The others are untouched, and once one closes a new page gets in.
     await open_[0].disconnect()

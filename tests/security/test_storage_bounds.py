@@ -74,7 +74,8 @@ def test_a_seat_flooding_rolls_over_htmx_is_refused_with_429_in_the_flash(
     assert 'data-testid="refusal"' in r.content.decode()
     assert 'data-code="rate_limited"' in r.content.decode()
     assert "Too many commands in a short time: wait" in words(r)
-    assert 1 <= int(r["Retry-After"]) <= window
+    # The span counted is a little longer than the window (combat/ratelimit.py).
+    assert 1 <= int(r["Retry-After"]) <= window + window / ratelimit.SLICES + 1
     assert snapshot() == before
     # Another seat, and the GM, are not held back by this seat's flood.
     other = table.clients["other"].post(
@@ -83,6 +84,67 @@ def test_a_seat_flooding_rolls_over_htmx_is_refused_with_429_in_the_flash(
     assert other.status_code == 200
     gm = table.clients["gm"].post(f"/enc/{table.enc.pk}/command/", ROLL, **HTMX)
     assert gm.status_code == 200
+
+
+class FakeClock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_burst_at_a_window_edge_is_held_to_the_stated_rate(table: Table, settings, monkeypatch):
+    """Issue 36 item 7: a seat whose limit is 6 in 10 s sends 6 commands just before a
+    fixed window's edge and 6 just after. Before, all 12 ran (twice the limit in 0.2 s);
+    now the second 6 wait until the first have been 10 s in the past."""
+    settings.VTT_RATE_COMMANDS = (6, 10)
+    clock = FakeClock(1_000_009.9)  # 0.1 s before a multiple of 10 s
+    monkeypatch.setattr(ratelimit, "clock", clock)
+    player = table.clients["owner"]
+    url = f"/p/{table.seat1.token}/command/"
+
+    def post() -> int:
+        return player.post(url, roll(table.ana), **HTMX).status_code
+
+    assert [post() for _ in range(6)] == [200] * 6
+    clock.now = 1_000_010.1  # the next fixed window
+    before = snapshot()
+    refused = player.post(url, roll(table.ana), **HTMX)
+    assert refused.status_code == 429
+    assert [post() for _ in range(5)] == [429] * 5
+    assert snapshot() == before
+    wait = int(refused["Retry-After"])
+    clock.now = 1_000_009.9 + 9.9  # still within 10 s of the first six
+    assert post() == 429
+    clock.now = 1_000_010.1 + wait  # as long as the refusal said
+    assert [post() for _ in range(6)] == [200] * 6
+    assert post() == 429
+
+
+def test_no_span_of_the_window_holds_more_than_the_limit(monkeypatch):
+    """Requests at uneven times over a minute, with a fake clock: every 10-second span
+    (not only those starting on a multiple of 10) holds at most 6 let through, and a
+    caller who waits as long as a refusal says is let through."""
+    import random
+
+    clock = FakeClock(5_000_000.0)
+    monkeypatch.setattr(ratelimit, "clock", clock)
+    rng = random.Random(36)
+    accepted: list[float] = []
+    for _ in range(600):
+        clock.now += rng.choice([0.01, 0.05, 0.1, 0.3, 1.0, 2.5])
+        refused = ratelimit.hit("probe", "seat", (6, 10), "commands")
+        if refused is None:
+            accepted.append(clock.now)
+        elif rng.random() < 0.1:
+            clock.now += refused.wait
+            assert ratelimit.hit("probe", "seat", (6, 10), "commands") is None
+            accepted.append(clock.now)
+    assert len(accepted) > 60
+    for i, start in enumerate(accepted):
+        within = [t for t in accepted[i:] if t < start + 10]
+        assert len(within) <= 6, (start, within)
 
 
 def test_the_limit_is_far_above_honest_play(settings):
@@ -431,7 +493,7 @@ def test_new_encounters_per_account_are_rate_limited(table: Table, settings, sti
     assert api_post(table.gm_key, "/api/encounters/", form).status_code == 201
     made = Encounter.objects.count()
     r = gm.post("/enc/new/", {"name": "Crypt", "ruleset": "action_points"})
-    assert r.status_code == 429 and 1 <= int(r["Retry-After"]) <= 60
+    assert r.status_code == 429 and 1 <= int(r["Retry-After"]) <= 60 + 60 / ratelimit.SLICES + 1
     assert 'data-testid="refusal"' in r.content.decode()
     assert "Too many new encounters in a short time: wait" in words(r)
     assert 'value="Crypt"' in r.content.decode()  # the form is still filled in
