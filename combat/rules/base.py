@@ -292,6 +292,19 @@ class Ruleset:
     def declined(self, enc: Encounter, c: Combatant, w: Window, ev: Events) -> None:
         """Hook when a reaction window closes unanswered."""
 
+    def turn_windows(self, enc: Encounter, c: Combatant) -> list[Window]:
+        """The windows the turn of `c` waits on before it can end: those its own deeds
+        opened (an Opportunity Attack on its move, a defence against its attack)."""
+        return [w for w in enc.pending if w.trigger == c.id]
+
+    def answer_first(self, enc: Encounter, c: Combatant, own: list[Window]) -> str:
+        """Why `c` must answer its own windows before ending its turn (a sentence for the
+        player: a hidden combatant is not named)."""
+        return f"{c.name} must first answer its reaction window (or let it pass)."
+
+    def settle(self, enc: Encounter, ev: Events) -> None:
+        """After every command: whatever waited on windows that are now gone goes on."""
+
     # --- reactions --------------------------------------------------------------------
     def can_react(self, enc: Encounter, c: Combatant, kind: str) -> bool:
         return False

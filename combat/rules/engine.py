@@ -101,6 +101,7 @@ def apply(
         if spec.gm_only and command.get("by") != "gm":
             raise refuse("gm_only", f"Only the GM can {kind.replace('_', ' ')}.")
         spec.fn(enc, rs, command, rng, ev)
+        tidy_windows(enc, rs, ev)
     except Refused as r:
         return Outcome(original, [], r.refusal)
     except dice.DiceError as e:
@@ -546,6 +547,9 @@ def cmd_seize(
     )
 
 
+MAX_PASSES = 20  # windows that open windows: a bound, never reached in play
+
+
 def cmd_end_turn(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
@@ -559,10 +563,21 @@ def cmd_end_turn(
             "not_your_turn",
             f"It is {turn_holder_name(enc, cmd)}'s turn, not {enc.name_of(actor)}'s.",
         )
-    waiting = [w for w in enc.pending if w.trigger == enc.turn]
-    if waiting:
-        if cmd.get("by") != "gm":
-            raise refuse("waiting_for_reactions", waiting_sentence(enc, waiting))
+    holder = enc.get(actor)
+    waiting = rs.turn_windows(enc, holder)
+    if waiting and cmd.get("by") != "gm":
+        own = [w for w in waiting if w.reactor == actor]
+        if own:
+            raise refuse("answer_first", rs.answer_first(enc, holder, own))
+        raise refuse("waiting_for_reactions", waiting_sentence(enc, waiting))
+    # The GM ends the turn: every window it waits on passes, as with close_windows, and
+    # so do those that passing opens (a declared ranged attack let through by its
+    # Interrupt windows opens its target's defence window): none is left into the next
+    # turn (docs/rules.md, "Ending a turn while windows are open").
+    for _ in range(MAX_PASSES):
+        waiting = rs.turn_windows(enc, holder)
+        if not waiting:
+            break
         close_windows(enc, waiting, ev)
         for w in waiting:  # as close_windows: the ruleset settles what nobody answered
             if w.reactor in enc.combatants:
@@ -758,6 +773,31 @@ def close_windows(enc: Encounter, windows: Iterable[Window], ev: Events) -> None
             actor=w.reactor,
             ruling=True,
         )
+
+
+def tidy_windows(enc: Encounter, rs: Ruleset, ev: Events) -> None:
+    """After every command, no window waits on a combatant that is gone or down (removed,
+    or defeated by the GM, by damage or by an attack): a window whose reactor is out
+    closes as passed (its chance to react is gone), and one opened by a combatant that
+    is out closes with nothing to answer (its deed is not done: a defeated attacker's
+    held attack is not rolled). Then whatever waited on those windows goes on
+    (`Ruleset.settle`: a declared spell or ranged attack in the Action Ladder)."""
+    for w in list(enc.pending):
+        reactor = enc.combatants.get(w.reactor)
+        trigger = enc.combatants.get(w.trigger)
+        in_fight = [x is not None and not x.defeated for x in (reactor, trigger)]
+        if all(in_fight):
+            continue
+        enc.pending.remove(w)
+        if reactor is not None and trigger is not None:
+            out = trigger if trigger.defeated else reactor
+            ev.add(
+                "decline",
+                f"{reactor.name}'s chance to react passes: {out.name} is out of the fight.",
+                actor=reactor.id,
+                involved=(trigger.id,),
+            )
+    rs.settle(enc, ev)
 
 
 def cmd_close_windows(

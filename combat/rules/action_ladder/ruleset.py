@@ -2000,11 +2000,57 @@ class ActionLadder(Ruleset):
             ):
                 continue
             c.turn.pop("declared")
-            if held["kind"] == "attack":
-                self.launch(enc, c, {**held["spec"], "cleared": True}, rng, ev)
-            else:
-                a = self.action(enc, held["action"], c)
-                self.resolve(enc, c, a, {**held["opts"], "_cleared": True}, rng, ev)
+            target = held["spec"].get("target") if held["kind"] == "attack" else None
+            if target and target not in enc.combatants:
+                # RULINGS ladder 2, as for a carried action: its target is gone.
+                ev.add(
+                    "fizzle",
+                    f"{c.name}'s {held['name']} comes to nothing: its target is gone.",
+                    actor=c.id,
+                )
+                continue
+            try:
+                if held["kind"] == "attack":
+                    self.launch(enc, c, {**held["spec"], "cleared": True}, rng, ev)
+                else:
+                    a = self.action(enc, held["action"], c)
+                    self.resolve(enc, c, a, {**held["opts"], "_cleared": True}, rng, ev)
+            except Refused as r:
+                ev.add(
+                    "fizzle",
+                    f"{c.name}'s {held['name']} comes to nothing: {r.refusal.message}",
+                    actor=c.id,
+                )
+
+    def settle(self, enc: Encounter, ev: Events) -> None:
+        self.settle_declared(enc, rng_of(ev), ev)
+
+    def waits_on_interrupt(self, c: Combatant, w: Window) -> bool:
+        """`w` is the Dodge window of `c` against an Interrupt on the action it declared."""
+        return (
+            "declared" in c.turn
+            and w.kind == "defend"
+            and w.reactor == c.id
+            and (w.detail.get("attack") or {}).get("after") == "interrupt"
+        )
+
+    def turn_windows(self, enc: Encounter, c: Combatant) -> list[Window]:
+        """Besides the windows its deeds opened, a turn waits on the Dodge its holder owes
+        an Interrupt on its declared action: until it is rolled, the action is neither
+        lost nor made."""
+        return [w for w in enc.pending if w.trigger == c.id or self.waits_on_interrupt(c, w)]
+
+    def answer_first(self, enc: Encounter, c: Combatant, own: list[Window]) -> str:
+        w = own[0]
+        by = enc.combatants.get(w.trigger)
+        who = f"{by.name}'s Interrupt" if by is not None and not by.hidden else None
+        held = c.turn.get("declared") or {}
+        return (
+            f"{c.name} must first answer {who or 'the Interrupt of someone unseen'} "
+            "(Dodge, or let it pass): "
+            f"{c.name}'s {held.get('name', 'action')} waits on it, and is lost if it hits "
+            "(action-ladder.md, Interrupt)."
+        )
 
     def react_interrupt(
         self, enc: Encounter, c: Combatant, w: Window, rng: random.Random, ev: Events
