@@ -1,7 +1,10 @@
 """A seeded play, and pages kept as a browser keeps them, for the replay tests.
 
 `a_command` is what a GM or a player might do next in a seeded combat (tests/web/test_memo.py
-and tests/realtime/test_replay.py play 150 of them per ruleset). `Page` is one audience's
+and tests/realtime/test_replay.py play 150 of them per ruleset); with `windows=True` the
+play also seeks out reaction windows (defence prompts turned on, combatants put in melee,
+attacks aimed at enemies, moves out of reach, spells and ranged attacks declared in melee)
+and has each window answered by the reactor's own player where it has one. `Page` is one audience's
 page as a browser holds it: the first page fetched, then every pushed frame applied in the
 order it came, by id, with static/js/sync.js's gap rule deciding when to ask for a resync.
 """
@@ -15,15 +18,45 @@ from html.parser import HTMLParser
 from typing import Any
 
 from combat import screens, services
-from combat.access import gm_viewer, seat_viewer
+from combat.access import Viewer, gm_viewer, seat_viewer
 from combat.models import Encounter
+from combat.rules import get_ruleset
+from combat.rules.state import Encounter as State
+
+# Actions that may open a reaction window: attacks and spells (the target's defence
+# window; in melee, the Action Ladder's Interrupt windows on a spell or a ranged attack)
+# and movement (Opportunity Attack windows for the enemies left behind).
+MAY_OPEN_A_WINDOW = frozenset(
+    [
+        "attack",
+        "throw",
+        "ability",
+        "basic_attack",
+        "empowered_attack",
+        "cast_spell",
+        "empowered_spell",
+        "move",
+        "step",
+        "walk",
+        "run",
+    ]
+)
 
 
-def a_command(enc: Encounter, rng: random.Random) -> tuple[Any, dict[str, Any]]:
-    """Something a GM or a player might do now (allowed or not: refusals count too)."""
+def a_command(
+    enc: Encounter, rng: random.Random, *, windows: bool = False
+) -> tuple[Any, dict[str, Any]]:
+    """Something a GM or a player might do now (allowed or not: refusals count too).
+
+    `windows` steers the play towards reaction windows; without it the play (and what a
+    seed gives) is as it always was."""
     state = screens.load_state(enc)
     gm = gm_viewer(enc)
     ids = list(state.combatants)
+    if windows:
+        seeking = a_window_command(enc, state, rng)
+        if seeking is not None:
+            return seeking
     roll = rng.random()
     if state.pending and roll < 0.5:
         w = rng.choice(state.pending)
@@ -58,10 +91,87 @@ def a_command(enc: Encounter, rng: random.Random) -> tuple[Any, dict[str, Any]]:
     panel = screens.action_panel(state, turn, ids)
     allowed = [a for a in panel if a["allowed"]]
     if allowed and roll < 0.8:
-        a = rng.choice(allowed)
-        options = {f["name"]: f["default"] for f in a["fields"] if f["default"] != ""}
-        return who, {"type": "act", "actor": turn, "action": a["key"], "options": options}
+        key, options = an_action(state, turn, allowed, rng, windows=windows)
+        return who, {"type": "act", "actor": turn, "action": key, "options": options}
     return who, {"type": "end_turn", "actor": turn}
+
+
+def an_action(
+    state: State, cid: str, allowed: list[dict[str, Any]], rng: random.Random, *, windows: bool
+) -> tuple[str, dict[str, Any]]:
+    """One of the allowed actions of the action panel, with its options."""
+    prone = [a for a in allowed if a["key"] in MAY_OPEN_A_WINDOW]
+    a = rng.choice(prone if windows and prone and rng.random() < 0.7 else allowed)
+    options = {f["name"]: f["default"] for f in a["fields"] if f["default"] != ""}
+    if windows:
+        aim(state, cid, a["fields"], options, rng)
+    return a["key"], options
+
+
+def player_of(enc: Encounter, cid: str) -> Viewer | None:
+    """The viewer of the seat that plays a combatant, if one does."""
+    seat = next((s for s in enc.seats.filter(revoked=False) if cid in s.combatant_ids), None)
+    return seat_viewer(seat) if seat is not None else None
+
+
+def a_window_command(enc: Encounter, state: State, rng: random.Random) -> Any:
+    """A command that answers a reaction window or makes one likelier, or None (the
+    ordinary play goes on)."""
+    gm = gm_viewer(enc)
+    if state.pending and rng.random() < 0.6:
+        w = rng.choice(state.pending)
+        # The reactor's player answers (a player cannot see a hidden combatant of theirs:
+        # that answer is refused, and counts too); the GM answers for the rest.
+        who = player_of(enc, w.reactor) if rng.random() < 0.8 else None
+        accept = rng.random() < 0.6
+        return who or gm, {"type": "react", "window": w.id, "actor": w.reactor, "accept": accept}
+    if state.phase in ("setup", "seize", "ended"):
+        return None
+    roll = rng.random()
+    standing = [c for c in state.combatants.values() if not c.defeated]
+    per_combatant = {s.key for s in get_ruleset(enc.ruleset).settings if s.per_combatant}
+    if roll < 0.08 and standing and "defence_prompts" in per_combatant:
+        # The GM turns the PCs' prompts on (their players answer), then an NPC's on or off.
+        unset = [c for c in standing if c.side == "pc" and not c.mods.get("defence_prompts")]
+        npcs = [c for c in standing if c.side != "pc"]
+        c = rng.choice(unset or npcs or standing)
+        on = bool(unset) or rng.random() < 0.7
+        command = {"type": "set_modifier", "actor": c.id, "key": "defence_prompts", "value": on}
+        return gm, command
+    if roll < 0.12:
+        pairs = [
+            (a, b)
+            for a in standing
+            for b in standing
+            if a.side == "pc" and b.side != "pc" and b.id not in a.engaged
+        ]
+        if pairs:
+            a, b = rng.choice(pairs)
+            return gm, {"type": "engage", "actor": a.id, "target": b.id}
+    return None
+
+
+def aim(
+    state: State,
+    cid: str,
+    fields: list[dict[str, Any]],
+    options: dict[str, Any],
+    rng: random.Random,
+) -> None:
+    """Aim an action at a random standing enemy (not always the first), and make some
+    attacks ranged."""
+    side = state.combatants[cid].side
+    for f in fields:
+        if f["kind"] == "target":
+            enemies = [
+                t["id"]
+                for t in f["targets"]
+                if (c := state.combatants.get(t["id"])) and c.side != side and not c.defeated
+            ]
+            if enemies:
+                options[f["name"]] = rng.choice(enemies)
+        elif f["name"] == "ranged":
+            options["ranged"] = rng.random() < 0.35
 
 
 # --- pages as a browser keeps them ----------------------------------------------------------
@@ -248,6 +358,12 @@ def normalised(html: str) -> str:
     html = CSRF_HEADER.sub('"X-CSRFToken": "-"', html)
     html = NONCE.sub('nonce="-"', html)
     return PREV_VERSION.sub(r"\1", html)
+
+
+def element(html: str, ident: str) -> str | None:
+    """The element of a page with that id, or None."""
+    span = _Spans(html).spans.get(ident)
+    return html[span[0] : span[1]] if span else None
 
 
 def first_difference(replayed: str, fresh: str) -> str:

@@ -1,8 +1,11 @@
 """Replaying every pushed frame onto the first page gives exactly the page a reload gives.
 
 For each ruleset a demo table plays a seeded combat of 150 commands (turns, actions with
-their options, reactions answered or declined, damage, hiding and revealing the Lurking
-Troll, seats given combatants, undo), through the real ASGI application. The GM, every
+their options, damage, hiding and revealing the Lurking Troll, seats given combatants,
+undo, and reaction windows: the GM turns defence prompts on, combatants are put in melee,
+attacks, spells and moves out of reach open defence, Interrupt and Opportunity Attack
+windows, some by a hidden attacker, and the reactors' players answer or pass them),
+through the real ASGI application. The GM, every
 seat and the spectators each fetch their page, connect a socket, and apply every frame
 it pushes, in order and by id, as htmx and static/js/sync.js do. At checkpoints and at
 the end each page must equal a fresh fetch of the same version: a region a push left
@@ -10,13 +13,16 @@ out or got wrong is a screen that shows something other than the truth until rel
 
 Two more pages take the harder road: one of Player 1's tabs loses its socket half-way
 (commands go on without it) and connects again; one spectator screen misses frames (a
-message lost on the way), which it must notice by data-prev-version and mend with a resync.
+message lost on the way), which it must notice by data-prev-version and mend with a resync;
+when the frame it lost is the last before a checkpoint, no later frame shows the gap, and
+the page's heartbeat (static/js/sync.js sends the version it shows) brings the whole view.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import random
 import secrets
@@ -30,11 +36,13 @@ from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.test import Client
 
-from combat import broadcast, services
+from combat import broadcast, consumers, services
 from combat.models import Encounter, Seat
-from combat.rules import rulesets
+from combat.rules import get_ruleset, rulesets
+from combat.rules.state import Encounter as State
+from combat.rules.view import UNSEEN
 from tests.markers import TIMEOUT, is_whole_view
-from tests.replay import Page, a_command, first_difference, normalised
+from tests.replay import Page, a_command, element, first_difference, normalised
 
 from .conftest import socket
 
@@ -45,7 +53,11 @@ COMMANDS = 150
 CHECKPOINTS = range(25, COMMANDS, 25)
 # One of Player 1's tabs is away for these commands; the spectator screen loses these frames.
 AWAY = range(70, 78)
-LOST = (40, 41, 42, 110, 120)  # none at a checkpoint: a lost last frame waits for a heartbeat
+# 50 and 100 are checkpoints: no later frame shows that gap, the page's heartbeat mends it.
+LOST = (40, 41, 42, 50, 90, 100, 110, 120)
+# Initiative Passes has no reaction windows (docs/rules.md: no Opportunity Attacks; its
+# Interrupts are actions taken off one's turn).
+WINDOWLESS = {"initiative_passes"}
 
 
 class Audience:
@@ -56,6 +68,7 @@ class Audience:
         self.page: Page | None = None
         self.comm: WebsocketCommunicator | None = None
         self.resyncs = 0
+        self.caught_up = 0  # whole views a heartbeat brought
 
     def fetch(self) -> str:
         response = self.client.get(self.url)
@@ -94,6 +107,20 @@ class Audience:
                     queue.append(frame)
                 queue.append(frame)
 
+    async def heartbeat(self, current: int) -> None:
+        """Send the heartbeat static/js/sync.js sends (the version the page shows); a page
+        behind `current` gets the whole view, and takes it with what came before it."""
+        assert self.page is not None and self.comm is not None
+        shown = self.page.version()
+        await self.comm.send_to(text_data=json.dumps({"type": "heartbeat", "version": shown}))
+        if shown == current:
+            return  # nothing to answer (anything sent anyway is caught by the next drain)
+        frames = []
+        while not is_whole_view(frame := await self.comm.receive_from(timeout=TIMEOUT)):
+            frames.append(frame)
+        await self.take([*frames, frame])
+        self.caught_up += 1
+
     async def close(self) -> None:
         if self.comm is not None:
             await self.comm.disconnect()
@@ -131,14 +158,51 @@ def _table(ruleset: str) -> tuple[int, list[Audience]]:
     return enc.pk, audiences
 
 
-def _play(enc_pk: int, rng: random.Random) -> tuple[str, bool]:
-    """One command of the seeded play; its kind, and whether a reaction window (an
-    Opportunity Attack, a defence...) is open after it."""
+class Windows:
+    """The reaction windows of a play: opened (by kind), answered, passed, and those a
+    hidden attacker opened on a visible combatant."""
+
+    def __init__(self) -> None:
+        self.opened: dict[str, int] = {}
+        self.answered = 0
+        self.passed = 0
+        self.unseen: list[str] = []  # ids of windows whose trigger was hidden when opened
+        self.shown_unseen = 0  # of those, shown on their reactor's player's page
+
+    def __str__(self) -> str:
+        return (
+            f"windows opened {self.opened}, {self.answered} answered, {self.passed} passed, "
+            f"{len(self.unseen)} by a hidden attacker ({self.shown_unseen} seen by a player)"
+        )
+
+    __repr__ = __str__
+
+
+def _play(enc_pk: int, rng: random.Random, windows: Windows) -> tuple[str, list[str]]:
+    """One command of the seeded play: its kind, and the windows a hidden attacker opened
+    with it."""
     enc = Encounter.objects.get(pk=enc_pk)
-    viewer, command = a_command(enc, rng)
-    services.run_command(enc.pk, viewer, command)
+    before = {w["id"] for w in enc.state.get("pending", [])}
+    viewer, command = a_command(enc, rng, windows=True)
+    result = services.run_command(enc.pk, viewer, command)
     enc.refresh_from_db()
-    return command["type"], bool(enc.state.get("pending"))
+    state = State.from_dict(enc.state)
+    unseen = []
+    shown = get_ruleset(enc.ruleset).unseen_windows  # those a player sees, attacker unnamed
+    for w in state.pending:
+        if w.id in before:
+            continue
+        windows.opened[w.kind] = windows.opened.get(w.kind, 0) + 1
+        trigger, reactor = state.combatants.get(w.trigger), state.combatants.get(w.reactor)
+        if trigger and trigger.hidden and reactor and not reactor.hidden and w.kind in shown:
+            unseen.append(w.id)
+    if command["type"] == "react" and result.ok:
+        if command["accept"]:
+            windows.answered += 1
+        else:
+            windows.passed += 1
+    windows.unseen += unseen
+    return command["type"], unseen
 
 
 async def pushed_to_group(group: str, comms: list[WebsocketCommunicator]) -> list[list[str]]:
@@ -187,7 +251,13 @@ async def assert_true_to_a_reload(audiences: list[Audience], when: str) -> None:
 
 
 @pytest.mark.parametrize("ruleset", sorted(rulesets()))
-async def test_every_page_replays_to_what_a_reload_shows(ruleset: str, settings) -> None:
+async def test_every_page_replays_to_what_a_reload_shows(
+    ruleset: str, settings, monkeypatch
+) -> None:
+    # Seeded dice too (a die of its own for each command): the same play every run, so the
+    # windows it opens and the frames it loses are the same.
+    seeds = itertools.count(sum(map(ord, ruleset)) * 1000)
+    monkeypatch.setattr(services, "make_rng", lambda: random.Random(next(seeds)))
     # A browser sends a heartbeat every 15 s, which keeps its socket open; these sockets
     # send none, so the server's watch for silent sockets (40 s) is off for this test, or
     # a slow run would see its sockets closed as gone silent.
@@ -202,15 +272,25 @@ async def test_every_page_replays_to_what_a_reload_shows(ruleset: str, settings)
 
     rng = random.Random(f"replay-{ruleset}")
     kinds: dict[str, int] = {}
-    windows = 0
+    windows = Windows()
+    lossy = by_name["spectators, losing frames"]
+    players = [a for a in audiences if a.url.startswith("/p/")]
     for n in range(1, COMMANDS + 1):
-        kind, window = await database_sync_to_async(_play)(enc_pk, rng)
-        windows += window
+        kind, unseen = await database_sync_to_async(_play)(enc_pk, rng, windows)
         kinds[kind] = kinds.get(kind, 0) + 1
         away = by_name["Player 1, reconnecting"]
         if n == AWAY.start:
             await away.close()
-        await drain(audiences, lose="spectators, losing frames" if n in LOST else None)
+        await drain(audiences, lose=lossy.name if n in LOST else None)
+        for wid in unseen:
+            # The reactor's player sees the window, and "someone unseen" behind it.
+            shown = [
+                html
+                for a in players
+                if a.page is not None and (html := element(a.page.html, f"window-{wid}"))
+            ]
+            assert all(UNSEEN in html for html in shown), shown
+            windows.shown_unseen += bool(shown)
         if n == AWAY.stop:
             # A tab that comes back is the page it had, then the whole view on connecting.
             assert away.page is not None
@@ -218,25 +298,46 @@ async def test_every_page_replays_to_what_a_reload_shows(ruleset: str, settings)
             await drain(audiences)
             await assert_true_to_a_reload([away], f"reconnected after command {n}")
         if n in CHECKPOINTS:
+            # Every page's heartbeat: one that lost the last frame is brought up to date.
+            current = (await database_sync_to_async(Encounter.objects.get)(pk=enc_pk)).version
+            stale = [a for a in audiences if a.page and a.comm and a.page.version() != current]
+            assert stale in ([], [lossy]), [a.name for a in stale]
+            if stale:
+                # A push the page lacks is taken as still on its way for a moment; the
+                # page's next heartbeat comes later than that (every 15 s).
+                await asyncio.sleep(consumers.PUSH_GRACE + 0.1)
+            await asyncio.gather(*(a.heartbeat(current) for a in audiences if a.comm))
+            await drain(audiences)
             await assert_true_to_a_reload(audiences, f"after command {n}")
 
     await drain(audiences)
     await assert_true_to_a_reload(audiences, f"after all {COMMANDS} commands")
 
     # The run covered the game, not one corner of it, and every page took every frame.
-    assert {"act", "end_turn", "undo", "hide", "reveal", "damage"} <= kinds.keys(), kinds
+    assert {"act", "end_turn", "undo", "hide", "reveal", "react"} <= kinds.keys() or (
+        ruleset in WINDOWLESS and {"act", "end_turn", "undo", "hide", "reveal"} <= kinds.keys()
+    ), kinds
+    assert {"damage", "heal"} & kinds.keys(), kinds  # the GM's hand on HP
     for audience in audiences:
         assert audience.page is not None
         assert audience.page.frames >= COMMANDS // 2, (audience.name, audience.page.frames)
-    lossy = by_name["spectators, losing frames"]
     assert lossy.resyncs >= 2, "the page never noticed the frames it lost"
+    assert lossy.caught_up >= 1, "no lost frame was the last before a checkpoint"
+    assert all(a.caught_up == 0 for a in audiences if a is not lossy), "a heartbeat out of step"
+    if ruleset in WINDOWLESS:
+        assert not windows.opened, windows
+    else:
+        assert sum(windows.opened.values()) >= 5, windows
+        assert windows.answered >= 1 and windows.passed >= 1, windows
+        assert windows.answered + windows.passed >= 4, windows
+        assert windows.shown_unseen >= 1, windows
     assert all(a.resyncs == 0 for a in audiences if a is not lossy), "a gap that was not one"
     enc = await database_sync_to_async(Encounter.objects.get)(pk=enc_pk)
     for audience in audiences:
         await audience.close()
     print(
         f"{ruleset}: {COMMANDS} commands to version {enc.version}, "
-        f"{len(audiences)} pages, {lossy.resyncs} resyncs, {windows} with a reaction window "
-        f"open, {kinds}, "
+        f"{len(audiences)} pages, {lossy.resyncs} resyncs, {lossy.caught_up} caught up by "
+        f"heartbeat, {windows}, {kinds}, "
         f"{time.monotonic() - started:.1f} s"
     )
