@@ -258,6 +258,9 @@ async def test_every_page_replays_to_what_a_reload_shows(
     # windows it opens and the frames it loses are the same.
     seeds = itertools.count(sum(map(ord, ruleset)) * 1000)
     monkeypatch.setattr(services, "make_rng", lambda: random.Random(next(seeds)))
+    # How long a push the page lacks is taken as still on its way (1 s as served): short
+    # here, since a checkpoint waits it out before the lossy page's heartbeat.
+    monkeypatch.setattr(consumers, "PUSH_GRACE", 0.05)
     # A browser sends a heartbeat every 15 s, which keeps its socket open; these sockets
     # send none, so the server's watch for silent sockets (40 s) is off for this test, or
     # a slow run would see its sockets closed as gone silent.
