@@ -45,7 +45,9 @@ def test_public_and_player_views_drop_hidden_combatants_and_npc_dice():
         assert "Lurker" not in text and "rafters" not in text and lurker not in text
         assert "1d20+13" not in text  # a visible NPC's dice stay the GM's
         view = redacted(t.state, audience)
-        assert view["combatants"][ogre]["hp"] == 30
+        # An NPC's health reaches them as a band by default (docs/rules.md, "NPC health").
+        assert view["combatants"][ogre]["hp"] is None
+        assert view["combatants"][ogre]["health"] == "Unhurt"
         assert view["combatants"][ana]["stats"]["attack"]["dice"] == "1d20+7"
     assert "Lurker" in json.dumps(redacted(t.state, "gm"))
 
