@@ -221,3 +221,16 @@ def test_the_api_sets_npc_health(gm_user):
         **auth,
     )
     assert bad.status_code >= 400
+
+
+def test_undoing_damage_to_a_banded_npc_repeats_no_amount(gm_user):
+    enc, seat, ogre = ogre_table(gm_user)
+    gm(enc, type="undo")
+    enc.refresh_from_db()
+    for where, text in non_gm_views(enc, seat).items():
+        assert not shows(TAKEN, text, seat.token, enc.spectator_token), where
+        if "page" in where:
+            assert "The GM undoes: Ogre takes damage." in text, where
+    c = Client()
+    c.force_login(gm_user)
+    assert "The GM undoes: Ogre takes 36 damage." in c.get(f"/enc/{enc.pk}/").content.decode()
