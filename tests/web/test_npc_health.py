@@ -234,3 +234,17 @@ def test_undoing_damage_to_a_banded_npc_repeats_no_amount(gm_user):
     c = Client()
     c.force_login(gm_user)
     assert "The GM undoes: Ogre takes 36 damage." in c.get(f"/enc/{enc.pk}/").content.decode()
+
+
+@pytest.mark.parametrize("health", ["band", "hidden"])
+def test_the_summary_counts_no_damage_to_a_banded_or_hidden_npc_for_players(gm_user, health):
+    enc, seat, ogre = ogre_table(gm_user, health=health)
+    gm(enc, type="end_combat")
+    for url in (f"/p/{seat.token}/summary/", f"/s/{enc.spectator_token}/summary/"):
+        r = Client().get(url)
+        assert r.status_code == 200
+        assert not shows(TAKEN, r.content.decode(), seat.token, enc.spectator_token), url
+    c = Client()
+    c.force_login(gm_user)
+    gm_summary = c.get(f"/enc/{enc.pk}/summary/").content.decode()
+    assert shows(TAKEN, gm_summary)
