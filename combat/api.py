@@ -30,7 +30,7 @@ from combat.access import Viewer, gm_viewer, seat_viewer, spectator_viewer, toke
 from combat.models import ApiToken, Encounter, Seat, hash_token
 from combat.rules import Encounter as State
 from combat.rules import Refusal, rulesets
-from combat.rules.view import availability, redacted
+from combat.rules.view import availability, redacted, veiled_ids
 
 MAX_BODY = 64 * 1024
 # Deeper than any command (options hold a list at most) but far from Python's recursion limit.
@@ -251,12 +251,13 @@ def visible_events(
     """The events this caller sees: chosen by the ids they involve, never by their text."""
     if viewer.is_gm:
         return events
-    hidden = screens.hidden_ids(state)
-    return [ev for e in events if (ev := screens.event_for(e, hidden)) is not None]
+    hidden, veiled = screens.hidden_ids(state), veiled_ids(state)
+    return [ev for e in events if (ev := screens.event_for(e, hidden, veiled)) is not None]
 
 
 # What players and spectators never see of a visible NPC: the GM's numbers and notes.
-# They do see its name, side, HP, resources, conditions and initiative, as the pages show.
+# They do see its name, side, health (as the GM chose), resources, conditions and
+# initiative, as the pages show.
 NPC_PRIVATE = ("notes", "stats", "mods")
 
 

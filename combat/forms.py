@@ -119,7 +119,17 @@ def combatant_fields(post: QueryDict, ruleset_key: str) -> dict[str, Any]:
     """The fields of add_combatant / update_combatant from the combatant form."""
     rs = get_ruleset(ruleset_key)
     out: dict[str, Any] = {}
-    for key in ("name", "side", "notes", "initiative_bonus", "initiative", "hp", "group", "grit"):
+    for key in (
+        "name",
+        "side",
+        "notes",
+        "initiative_bonus",
+        "initiative",
+        "hp",
+        "group",
+        "grit",
+        "npc_health",
+    ):
         if key in post:
             out[key] = post.get(key, "").strip()
     # Blank numbers mean "leave as it is" to the engine except where a blank is meaningful.

@@ -552,6 +552,28 @@ def _clean_event(ev: Any, ids: dict[str, str]) -> dict[str, Any] | None:
     raw_involved = ev.get("involved")
     involved: list[Any] = raw_involved if isinstance(raw_involved, list) else []
     round_no = ev.get("round")
+    out = _cleaned(ev, ids, clean_data, rolls, involved, round_no)
+    health = ev.get("health")
+    if isinstance(health, dict) and isinstance(health.get("text"), str):
+        # The words without a health number, for readers who may not know that NPC's HP.
+        of = health.get("of")
+        out["health"] = {
+            "of": [i for i in (_id(x, ids) for x in (of if isinstance(of, list) else [])) if i],
+            "text": health["text"][:MAX_TEXT].replace("\x00", ""),
+            "rolls": [],
+            "data": {},
+        }
+    return out
+
+
+def _cleaned(
+    ev: dict[str, Any],
+    ids: dict[str, str],
+    clean_data: dict[str, Any],
+    rolls: list[Any],
+    involved: list[Any],
+    round_no: Any,
+) -> dict[str, Any]:
     return {
         "kind": str(ev.get("kind") or "imported")[:40],
         "text": ev["text"][:MAX_TEXT].replace("\x00", ""),

@@ -22,7 +22,14 @@ from django.urls import reverse
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
-from combat.rules.view import UNSEEN, availability, lasts, redacted
+from combat.rules.view import (
+    UNSEEN,
+    availability,
+    health_for,
+    lasts,
+    redacted,
+    veiled_ids,
+)
 from combat.templatetags.memo import KeyedDict, KeyedList
 
 GM = "gm"
@@ -85,11 +92,28 @@ def event_shown(ev: dict[str, Any], hidden: Iterable[str]) -> bool:
     return not any(i in gone for i in ev.get("involved") or ())
 
 
-def event_for(ev: dict[str, Any], hidden: Iterable[str]) -> dict[str, Any] | None:
+def event_for(
+    ev: dict[str, Any], hidden: Iterable[str], veiled: Iterable[str] = ()
+) -> dict[str, Any] | None:
     """The event as a reader who cannot see `hidden` sees it, or None when they see none
     of it: the event itself when `event_shown`; else its own words for readers who cannot
     see the attacker (`Events.unseen`), when the attacker is the only one it involves that
-    is hidden now ("Someone unseen: Attack on Ana … hit for 5 damage.")."""
+    is hidden now ("Someone unseen: Attack on Ana … hit for 5 damage.").
+
+    When the event tells a number about the health of a combatant in `veiled` (one whose
+    HP this reader may not know exactly: rules.view.veiled_ids), the reader gets its words
+    without that number instead (`Events.health`: "Ana: Strike on Ogre …: hit.")."""
+    health = ev.get("health")
+    if health and set(health.get("of") or ()) & set(veiled):
+        if not event_shown(ev, hidden):
+            # Someone unseen hurting a banded or hidden NPC: no words of its own for both.
+            return None
+        return {
+            **{k: v for k, v in ev.items() if k not in ("health", "unseen")},
+            "text": health.get("text", ""),
+            "rolls": list(health.get("rolls") or []),
+            "data": dict(health.get("data") or {}),
+        }
     if event_shown(ev, hidden):
         return ev
     unseen = ev.get("unseen")
@@ -360,14 +384,15 @@ def combatant_card(
     c = state.combatants[cid]
     is_turn = state.turn == cid
     in_combat = state.phase == "combat"
+    # Built from the reader's role: a banded or hidden NPC's HP is never put in.
+    health = health_for(state, c, audience)
     card: dict[str, Any] = {
         "id": cid,
         "name": c.name,
         "side": c.side,
         "side_label": "PC" if c.is_pc else "NPC",
-        "hp": c.hp,
-        "max_hp": c.max_hp,
-        "hp_pct": (100 * (c.hp or 0) // c.max_hp) if c.max_hp else None,
+        **health,
+        "hp_pct": (100 * (health["hp"] or 0) // health["max_hp"]) if health["max_hp"] else None,
         "hidden": c.hidden,
         "defeated": c.defeated,
         "is_turn": is_turn,
@@ -430,24 +455,31 @@ def _can_take_turn(state: State, cid: str) -> bool:
     )
 
 
-def log_lines(entries: Iterable[Entry], audience: str, hidden: tuple[str, ...]) -> KeyedList:
+def log_lines(
+    entries: Iterable[Entry],
+    audience: str,
+    hidden: tuple[str, ...],
+    veiled: tuple[str, ...] = (),
+) -> KeyedList:
     """The newest lines first; for players and spectators only what they may see."""
     lines: list[KeyedDict] = []
     for entry in entries:
-        for line in _entry_lines(entry, audience == GM, hidden):
+        for line in _entry_lines(entry, audience == GM, hidden, veiled):
             lines.append(line)
             if len(lines) >= LOG_LINES:
                 return KeyedList(lines)
     return KeyedList(lines)
 
 
-def _entry_lines(entry: Entry, gm: bool, hidden: tuple[str, ...]) -> list[KeyedDict]:
+def _entry_lines(
+    entry: Entry, gm: bool, hidden: tuple[str, ...], veiled: tuple[str, ...] = ()
+) -> list[KeyedDict]:
     """One entry's lines, newest first, for the GM or for everyone else.
 
     Kept per process like the events they come from, so a push builds only the new
     entry's lines; they are shared by every push that shows them and never changed.
     """
-    key = (entry.key, gm, hidden, entry.undone)
+    key = (entry.key, gm, hidden, () if gm else veiled, entry.undone)
     with _EVENTS_LOCK:
         known = _LINES.get(key)
         if known is not None:
@@ -455,7 +487,7 @@ def _entry_lines(entry: Entry, gm: bool, hidden: tuple[str, ...]) -> list[KeyedD
             return known
     lines: list[KeyedDict] = []
     for seen in reversed(entry.events):
-        ev = seen if gm else event_for(seen, hidden)
+        ev = seen if gm else event_for(seen, hidden, veiled)
         if ev is None:
             continue
         text = ev.get("text", "")
@@ -557,7 +589,7 @@ SETUP_KINDS = frozenset({"combatant_added", "combatant_changed", "combatant_remo
 
 
 def seat_notice(
-    entries: Iterable[Entry], seat: Seat, hidden: tuple[str, ...]
+    entries: Iterable[Entry], seat: Seat, hidden: tuple[str, ...], veiled: tuple[str, ...] = ()
 ) -> dict[str, Any] | None:
     """What just happened to this seat, for the notice at the top of its page (issue 12
     item 3): the outcome of its own last command (hit or miss, damage, what it cost), or
@@ -568,7 +600,7 @@ def seat_notice(
     controls = set(seat.combatant_ids)
     for entry in entries:  # newest first
         if not entry.undone:
-            shown = [ev for e in entry.events if (ev := event_for(e, hidden)) is not None]
+            shown = [ev for e in entry.events if (ev := event_for(e, hidden, veiled)) is not None]
             own = entry.seat_id == seat.pk and entry.kind == LogEntry.COMMAND
             touched = [
                 ev
@@ -746,6 +778,8 @@ def _common(
     visible = list(data["combatants"])
     # The hidden ids: what a card, a log line or a panel is kept apart by.
     hidden = () if audience == GM else shared.get_or("hidden", lambda: hidden_ids(state))
+    # Whose HP they may not know exactly: no number about it reaches their log lines.
+    veiled = () if audience == GM else shared.get_or("veiled", lambda: veiled_ids(state))
     ids = display_order(state, visible, data["order"])
     turn = data.get("turn")
     rows = order_rows(state, ids, turn, data["acted"], controls, audience)
@@ -772,7 +806,7 @@ def _common(
         "log": shared.get_or(
             ("log", audience),
             lambda: log_lines(
-                shared.get_or("entries", lambda: recent_entries(enc)), audience, hidden
+                shared.get_or("entries", lambda: recent_entries(enc)), audience, hidden, veiled
             ),
         ),
         "_visible": visible,
@@ -856,7 +890,7 @@ def player_context(
     # a frame that reaches the holder of a replaced link teaches them nothing.
     ctx["post_url"] = "command/"
     ctx["summary_url"] = "summary/"
-    ctx["notice"] = seat_notice(shared["entries"], seat, hidden)
+    ctx["notice"] = seat_notice(shared["entries"], seat, hidden, shared["veiled"])
     ctx["panels"] = [
         combatant_card(
             state,

@@ -320,6 +320,15 @@ def _undo(enc: Encounter, command: dict[str, Any], key: str | None, digest: str)
         # It repeats the undone line, so it involves whom that line does (screens.event_shown).
         undo = _ruling("undo", f"The GM undoes: {public[0]['text']}")
         undo["involved"] = list(public[0].get("involved") or [])
+        health = public[0].get("health")
+        if health:
+            # Its number-free words too, for readers who may not know that NPC's HP.
+            undo["health"] = {
+                "of": list(health.get("of") or []),
+                "text": f"The GM undoes: {health.get('text', '')}",
+                "rolls": [],
+                "data": {},
+            }
         events.append(undo)
     else:
         events.append(_ruling("undo", "The GM undoes the last command."))

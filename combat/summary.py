@@ -35,6 +35,7 @@ from combat.access import encounter_by_spectator_token, gm_encounter, seat_by_to
 from combat.models import Encounter, LogEntry
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
+from combat.rules.view import veiled_ids
 from combat.views import login_required, require_GET
 
 GM = "gm"
@@ -197,8 +198,9 @@ def _count_command(t: Tally, step: Step, actor: str) -> None:
         t.reactions[actor] += 1
 
 
-def _count_hits(t: Tally, step: Step, audience: str) -> None:
-    """Damage dealt by the hits among the step's events that `audience` saw."""
+def _count_hits(t: Tally, step: Step, audience: str, veiled: frozenset[str] = frozenset()) -> None:
+    """Damage dealt by the hits among the step's events that `audience` saw, leaving out
+    hits on those whose HP they may not know exactly (banded or hidden NPC health)."""
     for ev in step.events:
         if not isinstance(ev, dict) or (audience != GM and ev.get("gm_only")):
             continue
@@ -206,6 +208,8 @@ def _count_hits(t: Tally, step: Step, audience: str) -> None:
         data: dict[str, Any] = raw if isinstance(raw, dict) else {}
         dmg = data.get("damage")
         who = ev.get("actor")
+        if data.get("target") in veiled:
+            continue
         if data.get("hit") and isinstance(dmg, int) and isinstance(who, str):
             t.dealt[who] += dmg
             if step.kind == LogEntry.IMPORTED and isinstance(data.get("target"), str):
@@ -215,6 +219,8 @@ def _count_hits(t: Tally, step: Step, audience: str) -> None:
 def tally(enc: Encounter, audience: str = GM) -> Tally:
     """Walk the log once and count, for `audience` (the GM sees everyone)."""
     t = Tally()
+    # Whose HP players and spectators may not know exactly: no damage number of theirs.
+    veiled = frozenset() if audience == GM else frozenset(veiled_ids(State.from_dict(enc.state)))
     for step in steps(enc):
         _meet(t, step.seen)
         if step.undone or step.kind == LogEntry.UNDO:
@@ -233,15 +239,21 @@ def tally(enc: Encounter, audience: str = GM) -> Tally:
             actor = None
         if actor:
             _count_command(t, step, actor)
-        _count_hits(t, step, audience)
+        _count_hits(t, step, audience, veiled)
         if step.kind == LogEntry.IMPORTED:
             # Imported history carries no states of its own: only the GM's damage by hand.
-            if kind == "damage" and actor and isinstance(cmd.get("amount"), int | str):
+            if (
+                kind == "damage"
+                and actor
+                and actor not in veiled
+                and isinstance(cmd.get("amount"), int | str)
+            ):
                 with contextlib.suppress(ValueError):
                     t.taken[actor] += max(0, int(cmd["amount"]))
             continue
         for cid, amount in step.lost:
-            t.taken[cid] += amount
+            if cid not in veiled:
+                t.taken[cid] += amount
     _meet(t, _seen(enc.state or {}, None))
     return t
 

@@ -38,6 +38,8 @@ from combat.access import (
 from combat.models import ApiToken, Encounter
 from combat.rules import Encounter as State
 from combat.rules import Refusal, get_ruleset, rulesets
+from combat.rules.base import HEALTH_MODES, NPC_HEALTH
+from combat.rules.view import veiled_ids
 
 log = logging.getLogger(__name__)
 
@@ -244,9 +246,14 @@ def _form_key(request: HttpRequest, viewer: Viewer) -> services.FormKey | None:
     return services.form_key(viewer, request.path, request.POST)
 
 
-def _notice(result: services.Result, viewer: Viewer, hidden: tuple[str, ...]) -> str:
+def _notice(
+    result: services.Result,
+    viewer: Viewer,
+    hidden: tuple[str, ...],
+    veiled: tuple[str, ...] = (),
+) -> str:
     for event in result.events:
-        ev = event if viewer.is_gm else screens.event_for(event, hidden)
+        ev = event if viewer.is_gm else screens.event_for(event, hidden, veiled)
         if ev is not None:
             return str(ev.get("text", "Done."))
     return "Done."
@@ -287,12 +294,13 @@ def answer_result(
     if not result.ok:
         return answer(request, viewer, refusal=result.refusal, back=back)
     hidden: tuple[str, ...] = ()
+    veiled: tuple[str, ...] = ()
     if not viewer.is_gm:
         state = result.state
         if state is None:
             state = State.from_dict(Encounter.objects.get(pk=viewer.encounter_id).state)
-        hidden = screens.hidden_ids(state)
-    return answer(request, viewer, notice=_notice(result, viewer, hidden), back=back)
+        hidden, veiled = screens.hidden_ids(state), veiled_ids(state)
+    return answer(request, viewer, notice=_notice(result, viewer, hidden, veiled), back=back)
 
 
 # --- accounts -----------------------------------------------------------------------------
@@ -499,6 +507,7 @@ def combatant_form_context(enc: Encounter, state: State, cid: str | None) -> dic
         "hidden": False,
         "grit": None,
         "notes": "",
+        "npc_health": "",
     }
     if c is not None:
         values = {
@@ -511,6 +520,7 @@ def combatant_form_context(enc: Encounter, state: State, cid: str | None) -> dic
             "hidden": c.hidden,
             "grit": c.res.get("grit"),
             "notes": c.notes,
+            "npc_health": c.mods.get("npc_health", ""),
         }
     return {
         "mode": "edit" if c else "add",
@@ -521,6 +531,8 @@ def combatant_form_context(enc: Encounter, state: State, cid: str | None) -> dic
         "values": values,
         "stat_rows": rows[: forms.MAX_STAT_ROWS],
         "per_settings": per,
+        "health_modes": HEALTH_MODES,
+        "npc_health_default": state.settings.get("npc_health", NPC_HEALTH.default),
         "seats": seats,
         "seat_id": seat_id,
     }
@@ -606,6 +618,7 @@ def _changed_fields(state: State, cid: str, fields: dict[str, Any]) -> dict[str,
         "group": group,
         "hidden": c.hidden,
         "grit": c.res.get("grit"),
+        "npc_health": c.mods.get("npc_health", "encounter"),
     }
     out: dict[str, Any] = {}
     for key, value in fields.items():
@@ -710,6 +723,8 @@ def combatant_duplicate(request: HtmxHttpRequest, encounter_id: int, cid: str) -
         command["hp"] = c.max_hp
     if "grit" in c.res:
         command["grit"] = c.res["grit"]
+    if "npc_health" in c.mods:
+        command["npc_health"] = c.mods["npc_health"]
     for s in rs.all_settings():
         if s.per_combatant and s.key in c.mods:
             command[s.key] = c.mods[s.key]

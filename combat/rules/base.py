@@ -32,6 +32,21 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+# How players and spectators see an NPC's health (docs/rules.md, "NPC health"): its
+# exact HP, a band of words (Unhurt, Hurt, Bloodied, Down), or nothing. The GM always
+# sees the exact HP; a combatant may override the encounter's choice.
+HEALTH_MODES = ("exact", "band", "hidden")
+NPC_HEALTH = Setting(
+    "npc_health",
+    "NPC health shown to players and spectators",
+    "band",
+    kind="choice",
+    choices=HEALTH_MODES,
+    help="exact: HP as a number; band: Unhurt, Hurt, Bloodied or Down; hidden: nothing. "
+    "The GM always sees the exact HP; each NPC may override this on its form.",
+)
+
+
 class Ruleset:
     key = ""
     name = ""
@@ -51,7 +66,7 @@ class Ruleset:
 
     # --- settings and catalogue -------------------------------------------------------
     def default_settings(self) -> dict[str, Any]:
-        base = {"initiative_formula": "1d10"}
+        base = {"initiative_formula": "1d10", "npc_health": NPC_HEALTH.default}
         base.update({s.key: s.default for s in self.settings if not s.per_combatant})
         return base
 
@@ -63,14 +78,14 @@ class Ruleset:
             kind="dice",
             help="Any dice expression; each combatant adds its Initiative Bonus.",
         )
-        return (common, *self.settings)
+        return (common, NPC_HEALTH, *self.settings)
 
     def setting(self, enc: Encounter, key: str, c: Combatant | None = None) -> Any:
         if c is not None and key in c.mods:
             return c.mods[key]
         if key in enc.settings:
             return enc.settings[key]
-        for s in self.settings:
+        for s in self.all_settings():
             if s.key == key:
                 return s.default
         raise KeyError(key)
@@ -444,15 +459,19 @@ class Ruleset:
             stance_text += f" ({react_name} {react_bonus:+d})"
         if atk.total >= dfn.total:
             dmg = roll_stat(attacker, damage_stat, damage_bonus, rng, label)
-            ev.add(
-                "attack",
+            head = (
                 f"{attacker.name}: {label}{extra_text} on {target.name}, {atk.total} against "
-                f"{defence} defence {dfn.total}{stance_text}: hit for {dmg.total} damage.",
+                f"{defence} defence {dfn.total}{stance_text}: hit"
+            )
+            line = ev.add(
+                "attack",
+                f"{head} for {dmg.total} damage.",
                 actor=attacker.id,
                 involved=(target.id,),
                 rolls=(atk, dfn, dmg),
                 data={"hit": True, "damage": dmg.total, "target": target.id},
             )
+            ev.health(line, target.id, f"{head}.", (atk, dfn), {"hit": True, "target": target.id})
             apply_damage(enc, target, dmg.total, ev, source=attacker.id)
             return True
         ev.add(

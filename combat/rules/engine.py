@@ -230,6 +230,10 @@ def apply_fields(
     for s in rs.settings:
         if s.per_combatant and cmd.get(s.key) not in (None, ""):
             c.mods[s.key] = check_setting(rs, s.key, cmd[s.key])
+    if cmd.get("npc_health") == "encounter":
+        c.mods.pop("npc_health", None)  # back to the encounter's choice
+    elif cmd.get("npc_health") not in (None, ""):
+        c.mods["npc_health"] = check_setting(rs, "npc_health", cmd["npc_health"])
     if "grit" in cmd and cmd["grit"] not in (None, ""):
         c.res["grit"] = as_int(cmd["grit"], "Grit", *span("add_combatant", "grit"))
 
@@ -345,13 +349,15 @@ def cmd_damage(
     if c.hp is None:
         raise refuse("no_hp", f"{c.name} has no HP to change: set its HP first.")
     if cmd["type"] == "damage":
-        ev.add("damage", f"{c.name} takes {amount} damage.", actor=c.id, ruling=True)
+        line = ev.add("damage", f"{c.name} takes {amount} damage.", actor=c.id, ruling=True)
+        ev.health(line, c.id, f"{c.name} takes damage.")
         apply_damage(enc, c, amount, ev, source=None)
         if c.defeated and enc.turn == c.id:
             flow.finish_turn(enc, rs, ev)
     else:
         flow.heal(enc, c, amount)
-        ev.add("heal", f"{c.name} regains {amount} HP ({c.hp}).", actor=c.id, ruling=True)
+        line = ev.add("heal", f"{c.name} regains {amount} HP ({c.hp}).", actor=c.id, ruling=True)
+        ev.health(line, c.id, f"{c.name} regains HP.")
         flow.stand_if_healed(enc, c, ev, ruling=True)
 
 
@@ -899,7 +905,9 @@ def cmd_adjust(
         new = cmd.get("value")
     else:
         raise refuse("unknown_resource", f"{c.name} has no such resource.")
-    ev.add("ruling", f"The GM sets {c.name}'s {key} to {new}.", actor=c.id, ruling=True)
+    line = ev.add("ruling", f"The GM sets {c.name}'s {key} to {new}.", actor=c.id, ruling=True)
+    if key == "hp":
+        ev.health(line, c.id, f"The GM sets {c.name}'s HP.")
 
 
 def cmd_set_cost(

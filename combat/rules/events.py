@@ -65,3 +65,22 @@ class Events:
             "rolls": [r.to_dict() for r in rolls],
             "data": data or {},
         }
+
+    def health(
+        self,
+        event: dict[str, Any],
+        of: str,
+        text: str,
+        rolls: tuple[Roll, ...] = (),
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        """Give `event`, which tells a number about `of`'s health (damage dealt to it,
+        HP healed or set), its own words without that number: shown instead to readers
+        who may not know `of`'s HP exactly (a banded or hidden NPC's, screens.event_for),
+        with only the rolls that do not give the number away."""
+        event["health"] = {
+            "of": [of],
+            "text": text,
+            "rolls": [r.to_dict() for r in rolls],
+            "data": data or {},
+        }

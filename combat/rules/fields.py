@@ -63,6 +63,13 @@ COMBATANT_FIELDS = (
     _int("initiative", -100, 1000, "a fixed initiative instead of a roll"),
     _int("hp", 0, 100_000, "maximum (and, for a new combatant, current) HP"),
     _bool("hidden", "hidden from players and spectators"),
+    Field(
+        "npc_health",
+        "choice",
+        "how players and spectators see this NPC's health (exact, band or hidden); "
+        "encounter: follow the encounter's npc_health setting",
+        choices=("encounter", "exact", "band", "hidden"),
+    ),
     Field("stats", "object", "name to {dice, bonus}, or name to a dice expression"),
     _text("group", MAX_NAME, "a group name: its members act on one initiative"),
     _int("grit", 0, 99, "Initiative Passes: Grit points"),

@@ -10,10 +10,10 @@ import copy
 from collections.abc import Collection
 from typing import Any
 
-from .base import Ruleset
+from .base import HEALTH_MODES, NPC_HEALTH, Ruleset
 from .refusal import Refused
 from .registry import get_ruleset
-from .state import Effect, Encounter, Window
+from .state import Combatant, Effect, Encounter, Window
 
 GM = "gm"
 PLAYER = "player"
@@ -29,6 +29,58 @@ UNSEEN = "someone unseen"
 _UNSEEN_ATTACK = ("action", "name", "target", "ranged", "allowed")
 # Of something thrown or tossed by someone unseen: what it is, not the roll it came with.
 _UNSEEN_CATCH = ("kind", "weight")
+
+
+def health_mode(enc: Encounter, c: Combatant) -> str:
+    """How players and spectators see this combatant's health: "exact", "band" or
+    "hidden". A PC's is always exact (its player keeps its sheet); an NPC's is its own
+    override, else the encounter's setting, else banded (docs/rules.md, "NPC health")."""
+    if c.is_pc:
+        return "exact"
+    own = c.mods.get("npc_health")
+    if own in HEALTH_MODES:
+        return str(own)
+    mode = enc.settings.get("npc_health")
+    return str(mode) if mode in HEALTH_MODES else str(NPC_HEALTH.default)
+
+
+def health_band(c: Combatant) -> str | None:
+    """Down at 0 HP or defeated; Unhurt at full HP; Hurt above half; Bloodied at half or
+    less. None when its HP is not tracked and it is still up."""
+    if c.defeated or c.hp == 0:
+        return "Down"
+    if c.hp is None or not c.max_hp:
+        return None
+    if c.hp >= c.max_hp:
+        return "Unhurt"
+    return "Hurt" if 2 * c.hp > c.max_hp else "Bloodied"
+
+
+def veiled_ids(enc: Encounter) -> tuple[str, ...]:
+    """The combatants whose HP players and spectators may not know exactly (banded or
+    hidden health), in a stable order: no number about their health reaches those
+    readers, damage and healing amounts included."""
+    return tuple(sorted(cid for cid, c in enc.combatants.items() if health_mode(enc, c) != "exact"))
+
+
+def health_for(enc: Encounter, c: Combatant, audience: str) -> dict[str, Any]:
+    """A combatant's health as a reader sees it, built from the reader's role: the GM and
+    an exact-health combatant's readers get the HP; a banded one's get only the band's
+    word; a hidden one's get nothing (`health_shown` says which)."""
+    mode = health_mode(enc, c)
+    if audience == GM or mode == "exact":
+        return {
+            "hp": c.hp,
+            "max_hp": c.max_hp,
+            "health": health_band(c),
+            "health_shown": mode,
+        }
+    return {
+        "hp": None,
+        "max_hp": None,
+        "health": health_band(c) if mode == "band" else None,
+        "health_shown": mode,
+    }
 
 
 def visible_ids(enc: Encounter, audience: str) -> list[str]:
@@ -125,6 +177,9 @@ def window_for(enc: Encounter, w: Window, audience: str) -> dict[str, Any] | Non
         "trigger": w.trigger,
         "detail": copy.deepcopy(w.detail),
     }
+    if audience != GM and reactor is not None and health_mode(enc, reactor) != "exact":
+        # What a throw at a banded or hidden NPC would take from it, should it miss.
+        data["detail"].pop("damage", None)
     if not unseen:
         return data
     data["trigger"] = None
@@ -150,12 +205,15 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     data = enc.to_dict()
     if audience == GM:
         for cid, c in data["combatants"].items():
+            c.update(health_for(enc, enc.combatants[cid], audience))
             for e, effect in zip(c["effects"], enc.combatants[cid].effects, strict=True):
                 e["lasts"] = lasts(enc, effect)
         return data
     hidden = {cid for cid, c in enc.combatants.items() if c.hidden}
     data["combatants"] = {cid: c for cid, c in data["combatants"].items() if cid not in hidden}
     for cid, c in data["combatants"].items():
+        # Built from the reader's role: a banded or hidden NPC's HP is never put in.
+        c.update(health_for(enc, enc.combatants[cid], audience))
         c["engaged"] = [i for i in c["engaged"] if i not in hidden]
         for e, effect in zip(c["effects"], enc.combatants[cid].effects, strict=True):
             e["lasts"] = lasts(enc, effect, hidden)
@@ -178,7 +236,7 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
         c.pop("notes", None)
         if c["side"] != "pc":
             # An NPC's dice are the GM's: players and spectators see its name, place in
-            # the order, HP, resources and effects, as the pages show them.
+            # the order, health as the GM chose, resources and effects, as the pages do.
             for key in ("stats", "mods"):
                 c.pop(key, None)
     for g in data["groups"].values():

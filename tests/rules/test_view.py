@@ -45,7 +45,9 @@ def test_public_and_player_views_drop_hidden_combatants_and_npc_dice():
         assert "Lurker" not in text and "rafters" not in text and lurker not in text
         assert "1d20+13" not in text  # a visible NPC's dice stay the GM's
         view = redacted(t.state, audience)
-        assert view["combatants"][ogre]["hp"] == 30
+        # An NPC's health reaches them as a band by default (docs/rules.md, "NPC health").
+        assert view["combatants"][ogre]["hp"] is None
+        assert view["combatants"][ogre]["health"] == "Unhurt"
         assert view["combatants"][ana]["stats"]["attack"]["dice"] == "1d20+7"
     assert "Lurker" in json.dumps(redacted(t.state, "gm"))
 
@@ -60,3 +62,41 @@ def test_editing_max_hp_keeps_wounds():
     assert (t.c(ana).hp, t.c(ana).max_hp) == (17, 25)
     assert t.gm("update_combatant", actor=ana, hp=10).ok
     assert (t.c(ana).hp, t.c(ana).max_hp) == (2, 10)
+
+
+def test_npc_health_bands():
+    """docs/rules.md, "NPC health": Unhurt at full HP, Hurt above half, Bloodied at half
+    or less, Down at 0 HP or defeated; the GM always reads the HP."""
+    t = Table("action_points", seed=1)
+    ogre = t.gm("add_combatant", name="Ogre", hp=40)
+    seen = []
+    for hp in (40, 21, 20, 1, 0):
+        t.gm("adjust", actor=ogre, resource="hp", value=hp)
+        view = redacted(t.state, "public")["combatants"][ogre]
+        seen.append(view["health"])
+        assert view["hp"] is None and view["max_hp"] is None
+        assert redacted(t.state, "gm")["combatants"][ogre]["hp"] == hp
+    assert seen == ["Unhurt", "Hurt", "Bloodied", "Bloodied", "Down"]
+
+
+def test_a_pcs_health_is_always_exact_and_an_npcs_override_wins():
+    t = Table("action_points", seed=1)
+    t.gm("set_setting", key="npc_health", value="hidden")
+    ana = t.gm("add_combatant", name="Ana", side="pc", hp=12)
+    ogre = t.gm("add_combatant", name="Ogre", hp=30, npc_health="exact")
+    troll = t.gm("add_combatant", name="Troll", hp=30)
+    view = redacted(t.state, "player")["combatants"]
+    assert view[ana]["hp"] == 12 and view[ogre]["hp"] == 30
+    assert view[troll]["hp"] is None and view[troll]["health"] is None
+    assert view[troll]["health_shown"] == "hidden"
+
+
+def test_damage_events_carry_words_without_the_amount():
+    """A hit's and the GM's damage's number-free words (Events.health), for readers who
+    may not know the target's HP exactly."""
+    t = Table("action_points", seed=1)
+    ogre = t.gm("add_combatant", name="Ogre", hp=30)
+    events = t.gm("damage", actor=ogre, amount=7).events
+    [line] = [e for e in events if e["kind"] == "damage"]
+    assert line["text"] == "Ogre takes 7 damage."
+    assert line["health"]["of"] == [ogre] and line["health"]["text"] == "Ogre takes damage."

@@ -249,8 +249,9 @@ async def test_nothing_hidden_reaches_players_or_spectators():
     assert {"page", "summary", "api ", "api log/", "ws push", "ws reconnect"} <= kinds, kinds
 
 
-def test_a_visible_npc_shows_its_hp_but_not_its_notes_or_stats(db):
-    """The decision, stated as a test: name, side and HP yes; notes and stats no."""
+def test_a_visible_npc_shows_its_health_but_not_its_notes_or_stats(db):
+    """The decision, stated as a test: name, side and health yes (as a band by default,
+    the HP when the GM chooses exact: docs/rules.md, "NPC health"); notes and stats no."""
     from django.contrib.auth import get_user_model
 
     owner = get_user_model().objects.create_user("gina")
@@ -268,9 +269,18 @@ def test_a_visible_npc_shows_its_hp_but_not_its_notes_or_stats(db):
     for token in (seat.token, Encounter.objects.get(pk=enc.pk).spectator_token):
         body = Client().get(f"/api/encounters/{enc.pk}/", HTTP_AUTHORIZATION=f"Bearer {token}")
         c = body.json()["state"]["combatants"][cap]
-        assert c["name"] == "Goblin Captain" and c["hp"] == 12 and c["max_hp"] == 12
+        assert c["name"] == "Goblin Captain" and c["health"] == "Unhurt"
+        assert c["hp"] is None and c["max_hp"] is None
         assert "notes" not in c and "stats" not in c and "mods" not in c
         assert leaks(body.content.decode()) == []
+    services.run_command(
+        enc.pk, gm_viewer(enc), {"type": "set_setting", "key": "npc_health", "value": "exact"}
+    )
+    for token in (seat.token, Encounter.objects.get(pk=enc.pk).spectator_token):
+        body = Client().get(f"/api/encounters/{enc.pk}/", HTTP_AUTHORIZATION=f"Bearer {token}")
+        c = body.json()["state"]["combatants"][cap]
+        assert c["hp"] == 12 and c["max_hp"] == 12
+        assert "notes" not in c and "stats" not in c and "mods" not in c
     # A player keeps their own PC's stats; the GM keeps everything.
     mine = Client().get(f"/api/encounters/{enc.pk}/", HTTP_AUTHORIZATION=f"Bearer {seat.token}")
     assert mine.json()["state"]["combatants"][ana]["stats"]["attack"]["bonus"] == 3

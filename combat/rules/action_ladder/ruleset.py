@@ -1316,13 +1316,14 @@ class ActionLadder(Ruleset):
             level = level_of(c, "first_aid")
             before = flow.heal(enc, t, level)
             healed = "" if before is None else f" ({before} → {t.hp} HP)"
-            ev.add(
+            spent = self.spent_text(enc, c, a, opts)
+            line = ev.add(
                 "heal",
-                f"{c.name} administers First Aid to {t.name}"
-                f"{self.spent_text(enc, c, a, opts)}: heals {level}{healed}.",
+                f"{c.name} administers First Aid to {t.name}{spent}: heals {level}{healed}.",
                 actor=c.id,
                 involved=(t.id,),
             )
+            ev.health(line, t.id, f"{c.name} administers First Aid to {t.name}{spent}.")
             flow.stand_if_healed(enc, t, ev)
         else:
             what = opts.get("text") or "a potion"
@@ -1780,6 +1781,13 @@ class ActionLadder(Ruleset):
             involved=(t.id,),
             rolls=tuple(rolls),
             data=data,
+        )
+        ev.health(
+            line,
+            t.id,
+            f"{head}: hit.",
+            tuple(r for r in rolls if r is not dmg),
+            {k: v for k, v in data.items() if k != "damage"},
         )
         if c.hidden:
             text = f"{unseen_head}: hit for {dmg.total} damage."
@@ -2349,13 +2357,14 @@ class ActionLadder(Ruleset):
             )
             return
         hurt = 2 * int(d["weight"]) + int(d.get("wd") or 0)
-        ev.add(
+        fumble = f"{c.name} fumbles {d['name']} (FCS check {r.total} against {dc})"
+        line = ev.add(
             "catch",
-            f"{c.name} fumbles {d['name']} (FCS check {r.total} against {dc}): "
-            f"{hurt} damage and it falls to {c.name}'s feet.",
+            f"{fumble}: {hurt} damage and it falls to {c.name}'s feet.",
             actor=c.id,
             rolls=(r,),
         )
+        ev.health(line, c.id, f"{fumble}: it falls to {c.name}'s feet.", (r,))
         apply_damage(enc, c, hurt, ev, source=w.trigger)
 
     def declined(self, enc: Encounter, c: Combatant, w: Window, ev: Events) -> None:
