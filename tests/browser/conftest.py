@@ -428,9 +428,11 @@ def make_table(gm_user) -> Callable[..., Table]:
     def make(
         ruleset: str, *, grit: dict[str, int] | None = None, settings: dict | None = None
     ) -> Table:
-        enc = services.create_encounter(
-            gm_user, f"Bridge fight ({ruleset})", ruleset, settings or {}
-        )
+        # These tests follow HP as numbers on every page: NPC health shown exact. (Banded,
+        # the default, and hidden health: tests/web/test_npc_health.py and
+        # test_npc_health_bands_on_the_phone_and_the_screen in tests/browser/test_hidden.py.)
+        chosen = {"npc_health": "exact", **(settings or {})}
+        enc = services.create_encounter(gm_user, f"Bridge fight ({ruleset})", ruleset, chosen)
         assert isinstance(enc, Encounter), enc
         grit = grit or {}
 

@@ -105,3 +105,24 @@ def test_hidden_npc_never_reaches_players_or_spectators(make_table, sit_down):
     for p in people.everyone:
         p.assert_never_reloaded()
         p.assert_no_errors()
+
+
+def test_npc_health_bands_on_the_phone_and_the_screen(make_table, sit_down):
+    """Issue 31: with NPC health as a band (the default), the players' phones and the
+    spectators' screen read the Goblin's band, never its HP nor the damage dealt to it, in
+    the page or in any frame; the GM reads both."""
+    t = make_table("action_points", settings={"npc_health": "band"})
+    people = sit_down(t)
+    gm, p1 = people.gm, people.p1
+    gm.page.get_by_test_id("start-combat").click()
+    for p in people.not_gm:
+        expect(p.page.get_by_test_id(f"health-{t.goblin}"), p.name).to_have_text("Unhurt")
+    act(p1, t.ana, "basic_attack", target=t.goblin)  # every die is 1d1: 1 damage
+    expect(gm.hp(t.goblin)).to_have_text(f"HP {HP - 1} of {HP}")
+    expect(gm.log).to_contain_text("hit for 1 damage")
+    for p in people.not_gm:
+        expect(p.page.get_by_test_id(f"health-{t.goblin}"), p.name).to_have_text("Hurt")
+        expect(p.hp(t.goblin), p.name).to_have_count(0)
+        expect(p.log, p.name).to_contain_text("on Goblin")
+        seen = p.page.content() + "".join(p.frames)
+        assert f"HP {HP - 1}" not in seen and "1 damage" not in seen, p.name
