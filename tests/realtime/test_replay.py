@@ -35,9 +35,10 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from combat import broadcast, consumers, services
-from combat.models import Encounter, Seat
+from combat.models import Encounter, Presence, Seat
 from combat.rules import get_ruleset, rulesets
 from combat.rules.state import Encounter as State
 from combat.rules.view import UNSEEN
@@ -222,6 +223,10 @@ async def pushed_to_group(group: str, comms: list[WebsocketCommunicator]) -> lis
     return list(await asyncio.gather(*(until_marker(c) for c in comms)))
 
 
+def touch_all(enc_pk: int) -> None:
+    Presence.objects.filter(encounter_id=enc_pk).update(last_seen=timezone.now())
+
+
 async def drain(audiences: list[Audience], lose: str | None = None) -> None:
     """Everything pushed so far reaches each open page (all sockets at once)."""
     live = [a for a in audiences if a.comm is not None]
@@ -279,6 +284,11 @@ async def test_every_page_replays_to_what_a_reload_shows(
     lossy = by_name["spectators, losing frames"]
     players = [a for a in audiences if a.url.startswith("/p/")]
     for n in range(1, COMMANDS + 1):
+        # What each page's heartbeat (every 15 s) does for the GM's list of who is there:
+        # a socket unheard of for 75 s no longer counts, nor gets pushes, and a slow run
+        # takes longer than that between two checkpoints. (The heartbeats' versions are
+        # sent at the checkpoints, below.)
+        await database_sync_to_async(touch_all)(enc_pk)
         kind, unseen = await database_sync_to_async(_play)(enc_pk, rng, windows)
         kinds[kind] = kinds.get(kind, 0) + 1
         away = by_name["Player 1, reconnecting"]
