@@ -420,11 +420,14 @@ class Ruleset:
         melee: bool,
         extra_text: str = "",
         reaction: tuple[int, str] | None = None,
+        name: str = "",
     ) -> bool | None:
         """Roll an attack, and against a target its defence; apply damage on a hit.
 
         Returns True on a hit, False on a miss, None when there was no target to judge.
-        A melee attack puts attacker and target in each other's reach.
+        A melee attack puts attacker and target in each other's reach. A hidden attacker's
+        attack also gets words for those who cannot see it (`Events.unseen`): the attack's
+        `name` (its label when none), the defence and the defender's roll, not the attacker.
         """
         atk = roll_stat(attacker, stat, to_hit, rng, label)
         target = enc.get(target_id) if target_id else None
@@ -457,6 +460,10 @@ class Ruleset:
         stance_text = f" (+{stance} stance)" if stance else ""
         if react_bonus or react_name:
             stance_text += f" ({react_name} {react_bonus:+d})"
+        unseen_head = (
+            f"Someone unseen: {name or label} on {target.name}, against "
+            f"{defence} defence {dfn.total}{stance_text}"
+        )
         if atk.total >= dfn.total:
             dmg = roll_stat(attacker, damage_stat, damage_bonus, rng, label)
             head = (
@@ -472,9 +479,12 @@ class Ruleset:
                 data={"hit": True, "damage": dmg.total, "target": target.id},
             )
             ev.health(line, target.id, f"{head}.", (atk, dfn), {"hit": True, "target": target.id})
+            if attacker.hidden:
+                text = f"{unseen_head}: hit for {dmg.total} damage."
+                ev.unseen(line, attacker.id, text, (dfn,), dict(line["data"]))
             apply_damage(enc, target, dmg.total, ev, source=attacker.id)
             return True
-        ev.add(
+        line = ev.add(
             "attack",
             f"{attacker.name}: {label}{extra_text} on {target.name}, {atk.total} against "
             f"{defence} defence {dfn.total}{stance_text}: miss.",
@@ -483,6 +493,8 @@ class Ruleset:
             rolls=(atk, dfn),
             data={"hit": False, "target": target.id},
         )
+        if attacker.hidden:
+            ev.unseen(line, attacker.id, f"{unseen_head}: miss.", (dfn,), dict(line["data"]))
         return False
 
 

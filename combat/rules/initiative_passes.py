@@ -364,6 +364,7 @@ class InitiativePasses(Ruleset):
             rng,
             ev,
             label=f"{a.name}{self.spent_text(enc, c, a, opts)}",
+            name=a.name,
             stat="attack",
             to_hit=0,
             damage_stat="damage",

@@ -156,3 +156,30 @@ def test_ana_is_not_offered_an_opportunity_attack_on_someone_she_cannot_see():
     # The GM ends the Lurker's turn, which settles it; Ana's turn comes.
     ok(t.gm("end_turn"))
     assert t.state.pending == [] and t.state.turn == ana
+
+
+def test_action_points_parry_against_someone_unseen_is_told_without_the_attacker():
+    """Action Points, Ana's defence prompts on: the hidden Lurker's Empowered Attack waits for
+    her Parry. Its outcome has words for those who cannot see the Lurker (as the Action
+    Ladder's has): the attack, Ana's defence and Parry, and the hit, with Ana's defence roll
+    only; without them her player's log would say nothing of the hit she parried."""
+    t = Table("action_points", seed=3)
+    sure = {"attack": "1d1+50", "damage": "1d1+4", "defend": "1d1"}
+    lurker = t.gm("add_combatant", name=LURKER, initiative=30, hp=31, hidden=True, stats=sure)
+    ana = t.gm("add_combatant", name="Ana", side="pc", initiative=10, hp=30, stats=sure)
+    ok(t.gm("set_modifier", actor=ana, key="defence_prompts", value=True))
+    ok(t.gm("start_combat"))
+    ok(t.act(lurker, "empowered_attack", by="gm", target=ana, to_hit=1))
+    [w] = t.state.pending
+    out = ok(t.player("react", actor=ana, window=w.id, options={"reaction": "parry"}))
+    [attack] = [e for e in out.events if e["kind"] == "attack"]
+    assert attack["gm_only"] and LURKER in attack["text"]
+    unseen = attack["unseen"]
+    assert unseen["hides"] == [lurker]
+    assert unseen["text"] == (
+        "Someone unseen: Empowered Attack on Ana, against melee defence 3 (Parry +2): "
+        "hit for 5 damage."
+    )  # not "(+1 to hit, +0 damage) for 2 AP": the attacker's own choices
+    assert unseen["rolls"] == [attack["rolls"][1]]  # Ana's defence roll
+    assert not leaks([unseen["text"], unseen["rolls"]], lurker)
+    assert t.c(ana).hp == 25

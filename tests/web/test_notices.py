@@ -55,7 +55,9 @@ def test_a_notice_ends_with_its_turn(fight: TableFixture):
     assert notice(fight.p1.get(fight.player1_url).content.decode()) == ""
 
 
-def test_a_hidden_combatants_deed_gives_no_notice(table: TableFixture):
+def test_a_hidden_combatants_attack_is_told_without_naming_it(table: TableFixture):
+    """Bram is hit by the hidden Troll: his player is told, in words that do not say by
+    whom (docs/decisions.md, "The outcome, in the defender's words"); Ana's is not."""
     gm = gm_viewer(table.enc)
     first = {"type": "set_initiative", "actor": table.troll, "initiative": 99}
     services.run_command(table.enc.pk, gm, first)
@@ -67,7 +69,9 @@ def test_a_hidden_combatants_deed_gives_no_notice(table: TableFixture):
     )
     assert out.ok, out.refusal
     html = table.p2.get(table.player2_url).content.decode()
-    assert notice(html) == "" and HIDDEN not in html
+    assert notice(html).startswith("What happened to you Someone unseen: Basic Attack on Bram")
+    assert HIDDEN not in html and table.troll not in html
+    assert notice(table.p1.get(table.player1_url).content.decode()) == ""
 
 
 def test_setting_the_table_up_is_no_notice(table: TableFixture):
