@@ -80,6 +80,8 @@ SURE = {
     **{stat: {"dice": "1d1", "bonus": 0} for stat in ("FCS", "AGI", "STR", "RES")},
 }
 HP = 100
+# A phone held upright: what `sit_down(table, phones=True)` gives the two players.
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 FAST_HASHERS = [
     "django.contrib.auth.hashers.MD5PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2PasswordHasher",
@@ -511,14 +513,18 @@ def sit_down(browser, live_server_url, transactional_db) -> Iterator[Callable[..
     """Open the table for four people; every context is closed after the test."""
     opened: list[Person] = []
 
-    def sit(table: Table, *, fake_clock: bool = False, **context_args: Any) -> People:
+    def sit(
+        table: Table, *, fake_clock: bool = False, phones: bool = False, **context_args: Any
+    ) -> People:
         """`fake_clock`: every page's timers run on Playwright's clock, which a test can
-        move forward (`person.page.clock.fast_forward`) instead of waiting."""
+        move forward (`person.page.clock.fast_forward`) instead of waiting. `phones`: the
+        two players are on phones (`PHONE`), the GM and the spectators on wide screens."""
         base = live_server_url
         args = {"viewport": {"width": 1280, "height": 800}, **context_args}
 
         def person(role: str, name: str) -> Person:
-            p = open_person(browser, role, name, **args)
+            own = {**args, **PHONE} if phones and role == "player" else args
+            p = open_person(browser, role, name, **own)
             opened.append(p)
             if fake_clock:
                 p.context.clock.install()  # time flows as usual until moved on
