@@ -131,6 +131,7 @@ def test_the_player_answers_an_unseen_attacker_on_a_phone(ruleset, make_table, s
 
     # The Troll attacks Ana: the attack waits for her player.
     act(gm, t.troll, case.attack, target=t.ana)
+    expect(gm.page.locator("#reactions .window")).to_have_count(1)
     [window] = t.state()["pending"]
     assert window["reactor"] == t.ana and window["trigger"] == t.troll
     wid = window["id"]
