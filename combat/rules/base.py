@@ -15,6 +15,7 @@ from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
 from .events import Events
 from .refusal import refuse
 from .state import Combatant, Effect, Encounter, Window
+from .turns import action_count, count_action
 
 if TYPE_CHECKING:
     from .commands import CommandSpec
@@ -206,7 +207,7 @@ class Ruleset:
     ) -> None:
         if a.limit == "once_per_round" and c.round.get(a.key):
             raise refuse("once_per_round", f"{a.name} can be used only once per round.")
-        if a.limit == "once_per_turn" and c.turn.get(a.key):
+        if a.limit == "once_per_turn" and action_count(c.turn, a.key):
             raise refuse("once_per_turn", f"{a.name} can be used only once per turn.")
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
@@ -225,7 +226,7 @@ class Ruleset:
     def record(self, enc: Encounter, c: Combatant, a: ActionDef, *, free: bool) -> None:
         """Count the action toward the turn's and the round's limits."""
         c.turn["actions"] = c.turn.get("actions", 0) + 1
-        c.turn[a.key] = c.turn.get(a.key, 0) + 1
+        count_action(c.turn, a.key)
         c.round[a.key] = c.round.get(a.key, 0) + 1
         if a.attack and not free:
             c.turn["attacks"] = c.turn.get("attacks", 0) + 1

@@ -16,6 +16,8 @@ import secrets
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, cast
 
+from .turns import Turn
+
 PC = "pc"
 NPC = "npc"
 
@@ -77,8 +79,9 @@ class Combatant:
     res: dict[str, int] = field(default_factory=dict)
     # Per-combatant settings and homebrew modifiers (ap_max, attacks_per_turn, quicken, ...).
     mods: dict[str, Any] = field(default_factory=dict)
-    # Counters that reset with the turn: attacks made, free actions used, and so on.
-    turn: dict[str, Any] = field(default_factory=dict)
+    # Counters that reset with the turn: attacks made, free actions used, and so on
+    # (its keys per ruleset: turns.py).
+    turn: Turn = field(default_factory=Turn)
     # Counters that reset with the round (Guard once per round, ...).
     round: dict[str, Any] = field(default_factory=dict)
     reaction: bool = True  # the one Reaction of the Action Points ruleset

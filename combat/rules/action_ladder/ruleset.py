@@ -37,6 +37,7 @@ from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Effect, Encounter, Window
+from ..turns import Declared, free_key
 from .catalogue import ACTIONS, ATTACK_NEEDS, PACE
 from .ladder import (
     DEFENCE_REACTIONS,
@@ -531,7 +532,7 @@ class ActionLadder(Ruleset):
     ) -> tuple[int, int]:
         """(effort, Bonus Actions) at standard pace for this use of the action."""
         if a.free_kind and a.cost == 0 and a.bonus == 0:
-            return (0, 1) if c.turn.get(f"free_{a.free_kind}", 0) else (0, 0)
+            return (0, 1) if c.turn.get(free_key(a.free_kind), 0) else (0, 0)
         if a.key == "grapple" and (opts.get("with_bonus") or c.turn.get("sustain_due")):
             return tuple(a.extra["alt"])
         if climb_stows(c, a, opts) and c.turn.get("free_draw_stow", 0):
@@ -912,7 +913,7 @@ class ActionLadder(Ruleset):
     def record(self, enc: Encounter, c: Combatant, a: ActionDef, *, free: bool) -> None:
         super().record(enc, c, a, free=free)
         if a.free_kind:
-            key = f"free_{a.free_kind}"
+            key = free_key(a.free_kind)
             c.turn[key] = c.turn.get(key, 0) + 1
 
     # --- resolving -------------------------------------------------------------------------
@@ -926,7 +927,7 @@ class ActionLadder(Ruleset):
         ev: Events,
     ) -> None:
         # A Disengage works only for the Movement Action directly after it.
-        if a.key != "disengage" and c.turn.pop("disengage", None):
+        if a.key != "disengage" and bool(c.turn.pop("disengage", None)):
             if a.extra.get("movement"):
                 c.turn["disengage_active"] = True
             else:
@@ -936,10 +937,10 @@ class ActionLadder(Ruleset):
                     actor=c.id,
                 )
         # A grapple not sustained first thing in the grappler's turn ends.
-        if a.key != "grapple" and c.turn.pop("sustain_due", None):
+        if a.key != "grapple" and bool(c.turn.pop("sustain_due", None)):
             self.release(enc, c, ev, "the grapple was not sustained")
         if is_spell(a) and not opts.get("_cleared"):
-            held = {"kind": "action", "action": a.key, "name": a.name, "opts": opts}
+            held: Declared = {"kind": "action", "action": a.key, "name": a.name, "opts": opts}
             if self.hold_for_interrupts(enc, c, held, ev):
                 return
         started = opts.get("_started")
@@ -1666,7 +1667,7 @@ class ActionLadder(Ruleset):
     ) -> None:
         """An attack is declared: hold it for the defender's reaction, or resolve it now."""
         if spec.get("ranged") and not spec.get("cleared"):
-            held = {"kind": "attack", "name": spec["name"], "spec": spec}
+            held: Declared = {"kind": "attack", "name": spec["name"], "spec": spec}
             if self.hold_for_interrupts(enc, c, held, ev):
                 return
         tid = spec.get("target")
@@ -1956,9 +1957,7 @@ class ActionLadder(Ruleset):
             and stat_key(c, defend_stat(c, False)) is not None
         )
 
-    def hold_for_interrupts(
-        self, enc: Encounter, c: Combatant, held: dict[str, Any], ev: Events
-    ) -> bool:
+    def hold_for_interrupts(self, enc: Encounter, c: Combatant, held: Declared, ev: Events) -> bool:
         """A spell or a ranged attack is declared: each adjacent enemy that can pay for an
         Interrupt is offered one, and the action waits until every window is answered or
         passed ('Interrupt an adjacent enemy (e.g. casting a spell or readying a ranged
