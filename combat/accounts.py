@@ -39,7 +39,7 @@ NO_MAIL = (
 
 def mail_configured() -> bool:
     """Whether this site can send mail: a "default" mailer is set (DJANGO_EMAIL_HOST)."""
-    return "default" in settings.MAILERS
+    return "default" in getattr(settings, "MAILERS", {})
 
 
 class LogIn(auth_views.LoginView):

@@ -316,8 +316,9 @@ AXES_DISABLE_ACCESS_LOG = True  # keep failed attempts only, not every log-in
 # host, mail goes out by SMTP with STARTTLS unless DJANGO_EMAIL_USE_TLS=0 (or implicit TLS
 # with DJANGO_EMAIL_USE_SSL=1), from DJANGO_DEFAULT_FROM_EMAIL, which must then be set.
 # Django 6.1's MAILERS, not the EMAIL_* settings it deprecates.
+# Without a host MAILERS is left undefined, not empty: Django warns (mail.W001, failing
+# `check --deploy` at warning level) about a MAILERS with no "default".
 _email_host = env_opt("DJANGO_EMAIL_HOST")
-MAILERS: dict[str, dict[str, Any]] = {}
 if _email_host is not None:
     _use_ssl = env_bool("DJANGO_EMAIL_USE_SSL", False)
     _use_tls = env_bool("DJANGO_EMAIL_USE_TLS", not _use_ssl)
@@ -325,6 +326,7 @@ if _email_host is not None:
         raise ImproperlyConfigured(
             "DJANGO_EMAIL_USE_TLS and DJANGO_EMAIL_USE_SSL cannot both be on."
         )
+    MAILERS: dict[str, dict[str, Any]] = {}
     MAILERS["default"] = {
         "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "OPTIONS": {

@@ -37,7 +37,7 @@ def _pause(username: str, ip: str, limit: int) -> None:
 
 
 def test_without_mail_there_is_no_reset_by_mail(users: Any, settings: Any):
-    assert settings.MAILERS == {}  # the default: no DJANGO_EMAIL_HOST
+    assert getattr(settings, "MAILERS", {}) == {}  # the default: no DJANGO_EMAIL_HOST
     users[0].email = "gina@example.org"
     users[0].save()
     page = Client().get(LOGIN).content.decode()
