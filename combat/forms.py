@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
 from django.http import QueryDict
 
 from combat.rules import get_ruleset
@@ -58,8 +60,28 @@ MAX_FIELD = 20_000
 MAX_SEAT_NAME = 80
 
 
+EMAIL_HELP = "Optional. Used only to send you a link if you forget your password."
+
+
 class SignUpForm(UserCreationForm):
-    """A GM account: a username and a password."""
+    """A GM account: a username, an optional e-mail address and a password."""
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+        help_texts = {"email": EMAIL_HELP}
+
+
+class EmailForm(forms.Form):
+    """A new e-mail address for the account (blank removes it), with the current password:
+    a session left open somewhere must not be enough to redirect reset links elsewhere."""
+
+    email = forms.EmailField(label="E-mail address", required=False, help_text=EMAIL_HELP)
+    password = forms.CharField(
+        label="Current password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
 
 
 def _field(key: str) -> str:

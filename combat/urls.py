@@ -1,10 +1,11 @@
 from django.urls import path, re_path
 
-from combat import api, contract, library, summary, views
+from combat import accounts, api, contract, library, summary, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("signup/", views.signup, name="signup"),
+    path("account/", accounts.account, name="account"),
     path("account/api-tokens/", views.api_tokens, name="api_tokens"),
     # The GM
     path("enc/new/", views.encounter_new, name="encounter_new"),

@@ -250,6 +250,9 @@ VTT_IMPORT_MAX_DEPTH = env_int("VTT_IMPORT_MAX_DEPTH", 32)
 VTT_RATE_COMMANDS = (env_int("VTT_RATE_COMMANDS", 60), 10)
 VTT_RATE_IMPORTS = (env_int("VTT_RATE_IMPORTS", 20), 3600)
 VTT_RATE_SIGNUPS = (env_int("VTT_RATE_SIGNUPS", 20), 3600)
+# Password reset requests, per address and per e-mail address typed (so nobody's inbox is
+# flooded from many addresses); every request counts, whether or not an account matches.
+VTT_RATE_PASSWORD_RESETS = (env_int("VTT_RATE_PASSWORD_RESETS", 5), 3600)
 
 # What one account may make in a minute: encounters (the page and the API), player seats,
 # new links (a spectator link made or replaced, a seat's link replaced) and API tokens. A GM
@@ -303,6 +306,48 @@ AXES_HTTP_RESPONSE_CODE = 429
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]
 AXES_DISABLE_ACCESS_LOG = True  # keep failed attempts only, not every log-in
+
+# --- E-mail (only for a forgotten password) --------------------------------------
+#
+# Off unless DJANGO_EMAIL_HOST is set: the embedded default defines no mailer and sends no
+# mail, and then there is no "Forgot your password?" link and /accounts/password_reset/
+# says why in words (the host lets a locked-out GM back in with manage.py commands:
+# docs/deploy.md). "Configured" means a "default" mailer exists (combat.accounts). With a
+# host, mail goes out by SMTP with STARTTLS unless DJANGO_EMAIL_USE_TLS=0 (or implicit TLS
+# with DJANGO_EMAIL_USE_SSL=1), from DJANGO_DEFAULT_FROM_EMAIL, which must then be set.
+# Django 6.1's MAILERS, not the EMAIL_* settings it deprecates.
+# Without a host MAILERS is left undefined, not empty: Django warns (mail.W001, failing
+# `check --deploy` at warning level) about a MAILERS with no "default".
+_email_host = env_opt("DJANGO_EMAIL_HOST")
+if _email_host is not None:
+    _use_ssl = env_bool("DJANGO_EMAIL_USE_SSL", False)
+    _use_tls = env_bool("DJANGO_EMAIL_USE_TLS", not _use_ssl)
+    if _use_ssl and _use_tls:
+        raise ImproperlyConfigured(
+            "DJANGO_EMAIL_USE_TLS and DJANGO_EMAIL_USE_SSL cannot both be on."
+        )
+    MAILERS: dict[str, dict[str, Any]] = {}
+    MAILERS["default"] = {
+        "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "OPTIONS": {
+            "host": _email_host,
+            "port": env_int("DJANGO_EMAIL_PORT", 465 if _use_ssl else 587),
+            "username": env_str("DJANGO_EMAIL_HOST_USER", ""),
+            "password": env_str("DJANGO_EMAIL_HOST_PASSWORD", ""),
+            "use_tls": _use_tls,
+            "use_ssl": _use_ssl,
+            "timeout": 10,
+        },
+    }
+    _from_email = env_opt("DJANGO_DEFAULT_FROM_EMAIL")
+    if _from_email is None:
+        raise ImproperlyConfigured(
+            "DJANGO_DEFAULT_FROM_EMAIL must be set when DJANGO_EMAIL_HOST is, e.g. "
+            "'Combat Table <vtt@example.org>': password reset links are sent from it."
+        )
+    DEFAULT_FROM_EMAIL = _from_email
+# A reset link stays good for an hour (Django's default is three days).
+PASSWORD_RESET_TIMEOUT = 3600
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
