@@ -109,13 +109,13 @@ def event_for(
             # Someone unseen hurting a banded or hidden NPC: no words of its own for both.
             return None
         return {
-            **{k: v for k, v in ev.items() if k not in ("health", "unseen")},
+            **_one_version(ev),
             "text": health.get("text", ""),
             "rolls": list(health.get("rolls") or []),
             "data": dict(health.get("data") or {}),
         }
     if event_shown(ev, hidden):
-        return ev
+        return _one_version(ev)
     unseen = ev.get("unseen")
     if not unseen:
         return None
@@ -125,7 +125,7 @@ def event_for(
     if any(i in gone for i in involved):
         return None
     return {
-        **{k: v for k, v in ev.items() if k != "unseen"},
+        **_one_version(ev),
         "text": unseen.get("text", ""),
         "actor": None if ev.get("actor") in hides else ev.get("actor"),
         "involved": involved,
@@ -133,6 +133,16 @@ def event_for(
         "data": dict(unseen.get("data") or {}),
         "gm_only": False,
     }
+
+
+# An event's other versions of its words (Events.unseen, Events.health): a reader gets
+# the one written for them, and never the others (the attacker's name and dice are in
+# the words for those who can see it, the HP in the words for the GM).
+_VERSIONS = ("unseen", "health")
+
+
+def _one_version(ev: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in ev.items() if k not in _VERSIONS}
 
 
 def effect_text(effect: Any, hidden: Iterable[str], state: State | None = None) -> str:

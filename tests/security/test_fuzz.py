@@ -168,7 +168,9 @@ def test_fuzz_commands_over_forms_and_the_api(users, monkeypatch):
     )
     def run(channel: str, command: dict[str, Any], raw: bytes | None) -> None:
         before = mark(t.enc.pk)
-        start = time.perf_counter()
+        # CPU time of this thread (the test client answers in it): what a dice bomb or a
+        # runaway input would use up, and what waiting behind other test runs does not.
+        start = time.thread_time()
         if channel == "gm form":
             r = t.clients["gm"].post(
                 f"/enc/{t.enc.pk}/command/", as_form(command), HTTP_HX_REQUEST="true"
@@ -186,7 +188,7 @@ def test_fuzz_commands_over_forms_and_the_api(users, monkeypatch):
                 content_type="application/json",
                 HTTP_AUTHORIZATION=f"Bearer {t.token(role)}",
             )
-        slowest[0] = max(slowest[0], time.perf_counter() - start)
+        slowest[0] = max(slowest[0], time.thread_time() - start)
         answered_well(r, before, mark(t.enc.pk), seen)
         check_bounds(t.enc.pk)
         seen["inputs"] += 1
