@@ -78,6 +78,24 @@ def known_dice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(services, "make_rng", lambda: random.Random(7))
 
 
+# Every die rolls its one face: a fighter whose rolls are all known (Action Ladder stats).
+FIGHTER = {
+    "AGI": {"dice": "1d1", "bonus": 4},
+    "STR": {"dice": "1d1", "bonus": 6},
+    "FCS": {"dice": "1d1", "bonus": 3},
+    "RES": {"dice": "1d1", "bonus": 2},
+    "attack": {"dice": "1d1", "bonus": 0},
+    "damage": {"dice": "1d1", "bonus": 4},
+    "defend": {"dice": "1d1", "bonus": 0},
+}
+
+
+def gm(enc: Encounter, **command) -> None:
+    """A GM command that must be accepted."""
+    result = services.run_command(enc.pk, gm_viewer(enc), command)
+    assert result.ok, result.refusal
+
+
 def add(enc: Encounter, **fields) -> str:
     result = services.run_command(enc.pk, gm_viewer(enc), {"type": "add_combatant", **fields})
     assert result.ok, result.refusal

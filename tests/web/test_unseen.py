@@ -10,32 +10,17 @@ import pytest
 from django.test import Client
 
 from combat import broadcast, services
-from combat.access import gm_viewer
 from combat.models import Encounter
 
-from .conftest import add
+from .conftest import FIGHTER, add, gm
 
 pytestmark = pytest.mark.django_db
 
 LURKER = "Zyzzyx the Lurker"
-FIGHTER = {
-    "AGI": {"dice": "1d1", "bonus": 4},
-    "STR": {"dice": "1d1", "bonus": 6},
-    "FCS": {"dice": "1d1", "bonus": 3},
-    "RES": {"dice": "1d1", "bonus": 2},
-    "attack": {"dice": "1d1", "bonus": 0},
-    "damage": {"dice": "1d1", "bonus": 4},
-    "defend": {"dice": "1d1", "bonus": 0},
-}
 
 
 def bearer(token: str) -> dict[str, str]:
     return {"HTTP_AUTHORIZATION": f"Bearer {token}"}
-
-
-def gm(enc: Encounter, **command) -> None:
-    result = services.run_command(enc.pk, gm_viewer(enc), command)
-    assert result.ok, result.refusal
 
 
 def shows_hp(text: str, link: str) -> bool:

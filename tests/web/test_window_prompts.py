@@ -9,28 +9,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from combat import services
-from combat.access import gm_viewer
-from combat.models import Encounter
-
-from .conftest import build_table
+from .conftest import FIGHTER, build_table, gm
 
 pytestmark = pytest.mark.django_db
-
-FIGHTER = {
-    "AGI": {"dice": "1d1", "bonus": 4},
-    "STR": {"dice": "1d1", "bonus": 6},
-    "FCS": {"dice": "1d1", "bonus": 3},
-    "RES": {"dice": "1d1", "bonus": 2},
-    "attack": {"dice": "1d1", "bonus": 0},
-    "damage": {"dice": "1d1", "bonus": 4},
-    "defend": {"dice": "1d1", "bonus": 0},
-}
-
-
-def gm(enc: Encounter, **command) -> None:
-    result = services.run_command(enc.pk, gm_viewer(enc), command)
-    assert result.ok, result.refusal
 
 
 def page(url: str) -> str:
