@@ -58,6 +58,7 @@ BAD_INPUT = frozenset(
         "bad_request",
         "too_large",
         "too_many",
+        "bad_import",
     }
 )
 FORBIDDEN = frozenset({"forbidden", "gm_only"})
@@ -405,7 +406,7 @@ def encounters(request: HttpRequest) -> JsonResponse:
 MAX_ID_DIGITS = 18
 
 
-def _caller_and_viewer(
+def caller_and_viewer(
     request: HttpRequest, encounter_id: str
 ) -> tuple[Caller, Viewer] | JsonResponse:
     """Who is asking, and their place in this encounter; or the error response."""
@@ -423,7 +424,7 @@ def _caller_and_viewer(
 
 
 def _viewer_or_error(request: HttpRequest, encounter_id: str) -> Viewer | JsonResponse:
-    found = _caller_and_viewer(request, encounter_id)
+    found = caller_and_viewer(request, encounter_id)
     return found if isinstance(found, JsonResponse) else found[1]
 
 
@@ -462,7 +463,7 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
     """POST one command. `by` comes from the credentials; `expected_version` may ride along."""
     if request.method != "POST":
         return method_not_allowed("POST")
-    found = _caller_and_viewer(request, encounter_id)
+    found = caller_and_viewer(request, encounter_id)
     if isinstance(found, JsonResponse):
         return found
     caller, viewer = found

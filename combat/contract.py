@@ -28,7 +28,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, create_model
 from pydantic import Field as PField
 
-from combat import api
+from combat import api, library
 from combat.access import Role
 from combat.rules import COMMANDS, rulesets
 from combat.rules.catalogue import Option, Setting
@@ -581,6 +581,55 @@ def describe_seats(request: HttpRequest, encounter_id: int) -> HttpResponse:
 def describe_new_seat(request: HttpRequest, encounter_id: int, payload: NewSeat) -> HttpResponse:
     """GM only: a new player seat and its secret link (the token is shown this once)."""
     return api.seats(request, str(encounter_id))
+
+
+class ImportedOut(EncounterOut):
+    resumed: bool = PField(description="true: the fight goes on where it stood; false: set-up")
+    message: str = PField(description="what became of the import, for a person")
+
+
+IMPORT_MODE = {
+    "in": "query",
+    "name": "mode",
+    "required": False,
+    "schema": {"type": "string", "enum": ["resume", "setup"], "default": "resume"},
+    "description": "resume: the fight goes on where it stood; setup: anew, before initiative",
+}
+IMPORT_BODY = {
+    "requestBody": {
+        "required": True,
+        "description": "the file export_encounter gave, as it is (docs/api.md)",
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    },
+    "parameters": [IMPORT_MODE],
+}
+
+
+@contract.get(
+    "/encounters/{encounter_id}/export",
+    response={200: dict[str, Any], **_errors(401, 403, 404)},
+    auth=AUTH,
+    operation_id="export_encounter",
+    summary="Export the encounter (a download)",
+)
+def describe_export(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    """GM only: the encounter as one JSON file: settings, combatants, the fight's state and
+    the log (the format is in docs/api.md). Import it again with import_encounter."""
+    return library.api_export(request, str(encounter_id))
+
+
+@contract.post(
+    "/encounters/import",
+    response={201: ImportedOut, **_errors(400, 401, 403, 429)},
+    auth=AUTH,
+    operation_id="import_encounter",
+    summary="Import an encounter from an export",
+    openapi_extra=IMPORT_BODY,
+)
+def describe_import(request: HttpRequest) -> HttpResponse:
+    """A GM's new encounter from an export file: resumed where its fight stood (the default)
+    or anew in set-up. A file the rules engine would not have made is refused, saying why."""
+    return library.api_import(request)
 
 
 # --- the two pages ---------------------------------------------------------------------------

@@ -3,21 +3,27 @@
 - A GM saves a combatant as a template ("Goblin": side, HP, stats, per-combatant settings)
   and adds it again to any of their encounters, several at once with numbered names
   ("Goblin 1", "Goblin 2", ...).
-- An encounter exports as one JSON file (its settings, custom actions, combatants and
-  log) and imports as a new encounter of the GM's. A file that is not such an export is
+- An encounter exports as one JSON file (its settings, custom actions, combatants, log
+  and the fight's whole state) and imports as a new encounter of the GM's: either the
+  fight resumed exactly where it stood (round, turn, resources, effects, engagements,
+  open reaction windows), or a new encounter in set-up with the same combatants. A file
+  that is not such an export, or whose fight the rules engine would not have made, is
   refused with a sentence saying what is wrong with it.
 
-Every change to an encounter goes through `services.run_command` with the existing
-commands (add_combatant, adjust, defeat, ...), so the rules engine checks imported values
-exactly as it checks typed ones. The only rows written here directly are the templates
-and the imported log (kind "imported": history to read, never something to undo).
+A set-up import goes through the rules engine's own commands (add_combatant, adjust,
+defeat, ...), so it checks imported values exactly as it checks typed ones. A resumed
+fight's state is checked by combat/rules/integrity.py (its shape and every invariant the
+engine keeps) and read once as every page will read it; its combatants, settings and
+custom actions also go through those commands, which must accept them. The only rows
+written here directly are the templates and the imported log (kind "imported": history
+to read, never something to undo).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
@@ -26,20 +32,24 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 
 from combat import api, planner, ratelimit, screens, services, statediff
 from combat.access import Viewer, gm_encounter, gm_viewer
 from combat.models import CombatantTemplate, Encounter, LogEntry
 from combat.rules import Encounter as State
 from combat.rules import Refusal, apply, get_ruleset, new_encounter, rulesets
+from combat.rules.integrity import Inconsistent, restore_and_exercise
 from combat.views import answer, command_limit, login_required, require_GET, require_POST
 
 FORMAT = "combat-table-encounter"
-FORMAT_VERSION = 1
+# 2: the fight's whole state under "state" (a file of version 1 imports in set-up only).
+FORMAT_VERSION = 2
 MAX_COPIES = 20
 MAX_TEMPLATES = 500
 MAX_EVENTS_PER_ENTRY = 50
@@ -172,10 +182,11 @@ def save_template(user: Any, state: State, cid: str) -> tuple[CombatantTemplate,
 
 
 def export_head(enc: Encounter) -> dict[str, Any]:
-    """The export without its log: settings, custom actions and combatants, nothing secret.
+    """The export without its log: settings, custom actions, combatants and the fight's
+    state, nothing secret.
 
-    Seat and spectator links are not in it (an import makes new ones), and neither is
-    the state kept for undo: the import starts a fresh encounter from the combatants.
+    Seat and spectator links are not in it (an import makes new ones), and neither are
+    the states kept for undo: an import's history can be read, not undone.
     """
     state = screens.load_state(enc)
     combatants = []
@@ -205,6 +216,9 @@ def export_head(enc: Encounter) -> dict[str, Any]:
             "round": state.round,
         },
         "combatants": combatants,
+        # The fight as it stands, for "resume" (plan_resume); the same JSON the database
+        # keeps, so an import reproduces it exactly.
+        "state": state.to_dict(),
     }
 
 
@@ -456,14 +470,59 @@ def plan_import(data: dict[str, Any]) -> _Plan:
     return plan
 
 
-def import_encounter(user: Any, data: dict[str, Any]) -> Encounter:
+def can_resume(data: dict[str, Any]) -> bool:
+    """Whether the export carries its fight's state (format version 2 and later)."""
+    return isinstance(data.get("state"), dict)
+
+
+def plan_resume(data: dict[str, Any]) -> _Plan:
+    """The fight in the export exactly as it stood; NotAnExport if it cannot be resumed.
+
+    The state is checked for its shape and the engine's invariants and read once as the
+    pages will read it (combat/rules/integrity.py). What a GM could type into it (names,
+    stats, settings, custom actions, costs) must also pass the engine's own commands: a
+    set-up import of the same combatants is worked out and thrown away. The ids stay those
+    of the file, so the log keeps naming the same combatants.
+    """
+    info = data["encounter"]
+    try:
+        state = restore_and_exercise(data["state"], info["ruleset"])
+    except Inconsistent as e:
+        raise NotAnExport(f"The fight in that export cannot be resumed: {e}") from None
+    plan_import(
+        {
+            "encounter": {
+                "name": state.name,
+                "ruleset": state.ruleset,
+                "settings": {k: v for k, v in state.settings.items() if not k.startswith("_")},
+                "custom_actions": state.custom_actions,
+                "cost_overrides": state.cost_overrides,
+            },
+            "combatants": [combatant_fields(state, cid) for cid in state.combatants],
+        }
+    )
+    known = {s.key for s in get_ruleset(state.ruleset).all_settings()}
+    unknown = [k for k in state.settings if not k.startswith("_") and k not in known]
+    if unknown:
+        raise NotAnExport(
+            f"The fight in that export has settings this site does not know: {unknown}."
+        )
+    plan = _Plan(state, state.to_dict())
+    plan.count(plan.last)
+    _plan_log(plan, data.get("log", []), {cid: cid for cid in state.combatants})
+    return plan
+
+
+def import_encounter(user: Any, data: dict[str, Any], *, resume: bool = False) -> Encounter:
     """A new encounter of `user`'s from a parsed export; NotAnExport if a value is refused.
+
+    `resume`: the fight as it stood (plan_resume); otherwise a new encounter in set-up.
 
     Worked out in memory first (plan_import); then one short transaction writes the
     encounter and its log in two statements' worth of rows, so the database's write
     lock is held for milliseconds, not for one command per value in the file.
     """
-    return write_import(user, plan_import(data))
+    return write_import(user, plan_resume(data) if resume else plan_import(data))
 
 
 # Rows written per transaction by an import. SQLite has one writer at a time: the
@@ -767,38 +826,151 @@ def delete_template(request: HttpRequest, template_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def export_view(request: HttpRequest, encounter_id: int) -> HttpResponse:
-    enc = gm_encounter(request.user, encounter_id)
-    response = StreamingHttpResponse(export_chunks(enc), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{export_filename(enc)}"'
-    # Streamed, one log entry at a time; the decorators are typed for plain responses.
-    return response  # type: ignore[return-value]
+    return export_response(gm_encounter(request.user, encounter_id))
 
 
 @login_required
 @require_POST
 def import_view(request: HttpRequest) -> HttpResponse:
-    upload = request.FILES.get("file")
-    if upload is None:
-        return _library(request, "Choose a file to import (an encounter export, .json).", 400)
-    limited = ratelimit.hit("imports", str(request.user.pk), settings.VTT_RATE_IMPORTS, "imports")
-    if limited is not None:
-        response = _library(request, limited.message, 429)
-        response["Retry-After"] = str(limited.wait)
+    outcome = import_request(request, request.user)
+    if isinstance(outcome, Declined):
+        response = _library(request, outcome.message, outcome.status)
+        if outcome.limited is not None:
+            response["Retry-After"] = str(outcome.limited.wait)
         return response
-    if upload.size and upload.size > MAX_IMPORT_BYTES:
-        return _library(
-            request,
-            f"The file is too large ({upload.size // 1024} KiB): an encounter export is at "
-            f"most {MAX_IMPORT_BYTES // 1024} KiB.",
+    enc, resumed, asked = outcome
+    messages.success(request, imported_message(enc, resumed, asked=asked))
+    return redirect("gm_console", enc.pk)
+
+
+@dataclass
+class Declined:
+    """An import refused before or while it was checked: the sentence, the status, and how
+    long to wait (seconds, for 429)."""
+
+    message: str
+    status: int
+    limited: ratelimit.Limited | None = None
+
+
+def import_request(request: HttpRequest, user: Any) -> tuple[Encounter, bool, bool] | Declined:
+    """The import posted by the library page's form: the file under "file", "mode" resume
+    or setup. See `import_file`."""
+    try:
+        upload = request.FILES.get("file")
+        mode = request.POST.get("mode") or "resume"
+    except MultiPartParserError:
+        return Declined(
+            'The upload could not be read: send the file as multipart/form-data, under "file".',
+            400,
+        )
+    if upload is None:
+        return Declined("Choose a file to import (an encounter export, .json).", 400)
+    return import_file(user, upload.read, upload.size or 0, mode, upload.name or "The file")
+
+
+def import_file(
+    user: Any, read: Callable[[int], bytes], size: int, mode: str, name: str
+) -> tuple[Encounter, bool, bool] | Declined:
+    """An import of `user`'s (`size` bytes announced, at most MAX_IMPORT_BYTES read with
+    `read`): the new encounter, whether it was resumed, and whether that was asked; or why
+    not. Counted against the account's import limit."""
+    limited = ratelimit.hit("imports", str(user.pk), settings.VTT_RATE_IMPORTS, "imports")
+    if limited is not None:
+        return Declined(limited.message, 429, limited)
+    if mode not in IMPORT_MODES:
+        return Declined(
+            "Choose how to start the imported encounter: resume (where the fight stood) or "
+            "setup (anew).",
+            400,
+        )
+    raw = b"" if size > MAX_IMPORT_BYTES else read(MAX_IMPORT_BYTES + 1)
+    if size > MAX_IMPORT_BYTES or len(raw) > MAX_IMPORT_BYTES:
+        return Declined(
+            f"The file is too large ({max(size, len(raw)) // 1024} KiB): an encounter export "
+            f"is at most {MAX_IMPORT_BYTES // 1024} KiB.",
             400,
         )
     try:
-        enc = planner.import_upload(request.user, upload.read(MAX_IMPORT_BYTES + 1))
+        enc, resumed = planner.import_upload(user, raw, resume=mode == "resume")
     except NotAnExport as e:
-        return _library(request, f"{upload.name}: {e}", 400)
-    messages.success(
-        request,
-        f"Imported {enc.name}: {len(screens.load_state(enc).combatants)} combatants. "
-        "Make new player links for it.",
+        return Declined(f"{name}: {e}", 400)
+    return enc, resumed, mode == "resume"
+
+
+IMPORT_MODES = ("resume", "setup")
+
+
+def imported_message(enc: Encounter, resumed: bool, *, asked: bool) -> str:
+    """What the GM reads after an import: how it was started, and what to do next."""
+    state = screens.load_state(enc)
+    count = f"{len(state.combatants)} combatant{'s' if len(state.combatants) != 1 else ''}"
+    if resumed:
+        where = f"round {state.round}" if state.round else "set-up"
+        if state.turn:
+            where += f", {state.name_of(state.turn)}'s turn"
+        return f"Imported {enc.name} as it stood ({where}; {count}). Make new player links for it."
+    older = (
+        " That file was saved before fights could be resumed, so it starts in set-up."
+        if asked
+        else ""
     )
-    return redirect("gm_console", enc.pk)
+    return f"Imported {enc.name}: {count}.{older} Make new player links for it."
+
+
+# --- the same in the JSON API ----------------------------------------------------------------
+
+
+def export_response(enc: Encounter) -> HttpResponse:
+    """The export as a download, streamed one log entry at a time."""
+    response = StreamingHttpResponse(export_chunks(enc), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{export_filename(enc)}"'
+    # The decorators and callers are typed for plain responses.
+    return response  # type: ignore[return-value]
+
+
+@csrf_exempt
+def api_export(request: HttpRequest, encounter_id: str) -> HttpResponse:
+    """GET /api/encounters/<id>/export: the GM's export file (as "Export the encounter")."""
+    if request.method not in ("GET", "HEAD"):
+        return api.method_not_allowed("GET")
+    found = api.caller_and_viewer(request, encounter_id)
+    if isinstance(found, JsonResponse):
+        return found
+    viewer = found[1]
+    if not viewer.is_gm:
+        return api.error("forbidden", "Only the GM exports an encounter.", 403)
+    return export_response(Encounter.objects.get(pk=viewer.encounter_id))
+
+
+@csrf_exempt
+def api_import(request: HttpRequest) -> HttpResponse:
+    """POST /api/encounters/import?mode=resume|setup, the export file as the JSON body: a
+    new encounter, resumed where its fight stood or anew in set-up; 201 with it."""
+    if request.method != "POST":
+        return api.method_not_allowed("POST")
+    caller = api.authenticate(request)
+    if isinstance(caller, JsonResponse):
+        return caller
+    if caller.user is None:
+        return api.error("forbidden", "Only a GM (an account) imports encounters.", 403)
+    try:
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        size = 0
+    # Read from the request's stream: the file may be larger than a form's body limit.
+    mode = request.GET.get("mode") or "resume"
+    outcome = import_file(caller.user, request.read, size, mode, "The body")
+    if isinstance(outcome, Declined):
+        if outcome.limited is not None:
+            return api.too_many(outcome.limited)
+        return api.error("bad_import", outcome.message, outcome.status)
+    enc, resumed, asked = outcome
+    body = {
+        **api.encounter_body(enc, gm_viewer(enc)),
+        "resumed": resumed,
+        "message": imported_message(enc, resumed, asked=asked),
+    }
+    response = JsonResponse(body, status=201)
+    response["Location"] = f"/api/encounters/{enc.pk}/"
+    return response

@@ -48,22 +48,34 @@ def _start() -> None:
 @dataclass
 class Packed:
     """A worked-out import as it travels back: the final state, how many commands its log
-    holds, and its rows pickled in slices of `library.ROWS_PER_WRITE`."""
+    holds, its rows pickled in slices of `library.ROWS_PER_WRITE`, and whether the fight
+    was resumed as it stood (rather than set up anew)."""
 
     state: State
     commands: int
     slices: list[bytes]
+    resumed: bool = False
 
 
-def _work_out(raw: bytes) -> Packed:
-    from combat.library import ROWS_PER_WRITE, commands_in, parse_export, plan_import
+def _work_out(raw: bytes, resume: bool) -> Packed:
+    from combat.library import (
+        ROWS_PER_WRITE,
+        can_resume,
+        commands_in,
+        parse_export,
+        plan_import,
+        plan_resume,
+    )
 
-    plan = plan_import(parse_export(raw))
+    data = parse_export(raw)
+    resumed = resume and can_resume(data)
+    plan = plan_resume(data) if resumed else plan_import(data)
     rows = plan.rows
     return Packed(
         plan.state,
         commands_in(rows),
         [pickle.dumps(rows[i : i + ROWS_PER_WRITE]) for i in range(0, len(rows), ROWS_PER_WRITE)],
+        resumed,
     )
 
 
@@ -78,15 +90,17 @@ def _process() -> ProcessPoolExecutor:
         return _pool
 
 
-def import_upload(user: Any, raw: bytes) -> Encounter:
-    """A new encounter of `user`'s from the uploaded export `raw`: parsed and checked
-    (`library.parse_export`, `library.plan_import`) in the planning process, then written
-    here. Refusals (`NotAnExport`) come back as they are."""
+def import_upload(user: Any, raw: bytes, *, resume: bool = False) -> tuple[Encounter, bool]:
+    """A new encounter of `user`'s from the uploaded export `raw`, and whether its fight was
+    resumed as it stood (asked with `resume`, and possible when the file carries its
+    state): parsed and checked (`library.parse_export`, `library.plan_resume` or
+    `library.plan_import`) in the planning process, then written here. Refusals
+    (`NotAnExport`) come back as they are."""
     from combat.library import NotAnExport, write_slices
 
     global _pool
     try:
-        packed = _process().submit(_work_out, raw).result(timeout=TIMEOUT)
+        packed = _process().submit(_work_out, raw, resume).result(timeout=TIMEOUT)
     except BrokenProcessPool:
         with _lock:
             _pool = None  # the next import starts a new process
@@ -98,4 +112,4 @@ def import_upload(user: Any, raw: bytes) -> Encounter:
     except TimeoutError:
         raise NotAnExport(f"checking the import took longer than {TIMEOUT} s.") from None
     slices = (pickle.loads(rows) for rows in packed.slices)
-    return write_slices(user, packed.state, packed.commands, slices)
+    return write_slices(user, packed.state, packed.commands, slices), packed.resumed

@@ -69,5 +69,9 @@ urlpatterns = [
     ),
     re_path(r"^api/encounters/(?P<encounter_id>\d+)/log/?$", api.log, name="api_log"),
     re_path(r"^api/encounters/(?P<encounter_id>\d+)/seats/?$", api.seats, name="api_seats"),
+    re_path(r"^api/encounters/import/?$", library.api_import, name="api_import"),
+    re_path(
+        r"^api/encounters/(?P<encounter_id>\d+)/export/?$", library.api_export, name="api_export"
+    ),
     re_path(r"^api/(?P<rest>.*)$", api.no_such_address, name="api_not_found"),
 ]

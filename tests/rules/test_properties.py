@@ -9,7 +9,8 @@ engagement, damage and GM rulings. Whatever happens:
   interrupts aside);
 - in Action Points, at most one reaction between the starts of a combatant's turns;
 - the same commands with the same seed give the same events;
-- the state survives a JSON round-trip.
+- the state survives a JSON round-trip, and a live import's checks take it
+  (combat/rules/integrity.py: a state the engine made is never refused).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 
 from combat.rules import apply, get_ruleset, new_encounter
 from combat.rules.catalogue import ANY_TIME, REACTION
+from combat.rules.integrity import restore_and_exercise
 from combat.rules.state import Encounter
 
 from .placeholders import real_ids
@@ -176,8 +178,10 @@ def run(ruleset: str, commands: list[dict], seed: int):
                 reactions[cmd["actor"]] = reactions.get(cmd["actor"], 0) + 1
                 assert reactions[cmd["actor"]] <= 1, cmd
         check_bounds(enc)
-        again = Encounter.from_dict(json.loads(json.dumps(enc.to_dict())))
+        stored = json.loads(json.dumps(enc.to_dict()))
+        again = Encounter.from_dict(stored)
         assert again.to_dict() == enc.to_dict()
+        assert restore_and_exercise(stored, ruleset).to_dict() == enc.to_dict()
     return trail
 
 

@@ -8,6 +8,7 @@ of tests/browser (whose last file checks that no browser left anything behind).
 Also here:
 - `axe_violations(page)`: axe-core (vendored under tests/ux/vendor with its licence)
   run in the page; the serious and critical violations, each as a line.
+- `owner`, `client`: a GM account and a test client logged in as it (no browser).
 - `api(...)`: a command sent to the live server's JSON API, so that its push reaches
   the open pages (a command run in the test process would push only to the test
   process's own in-memory channel layer, which no page listens to).
@@ -114,3 +115,17 @@ def api(base: str, token: str, encounter_id: int, **command: Any) -> dict[str, A
     )
     with urllib.request.urlopen(request, timeout=10) as r:  # noqa: S310 (our own server)
         return json.loads(r.read())
+
+
+@pytest.fixture
+def owner():
+    from .helpers import user
+
+    return user("gina")
+
+
+@pytest.fixture
+def client(owner):
+    from .helpers import client_for
+
+    return client_for(owner)

@@ -17,16 +17,6 @@ from .helpers import HIDDEN, SURE, add, client_for, encounter, gm, names, user
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def owner():
-    return user("gina")
-
-
-@pytest.fixture
-def client(owner):
-    return client_for(owner)
-
-
 def state_with(*taken: str) -> State:
     s = State(ruleset="action_points")
     for n, name in enumerate(taken):
@@ -215,7 +205,8 @@ def test_export_holds_settings_combatants_and_log_and_no_secret(owner, client):
     assert r.status_code == 200
     assert 'filename="Bridge-fight.encounter.json"' in r["Content-Disposition"]
     data = json.loads(r.getvalue())
-    assert data["format"] == library.FORMAT and data["format_version"] == 1
+    assert data["format"] == library.FORMAT and data["format_version"] == library.FORMAT_VERSION
+    assert data["state"]["phase"] == "combat" and data["state"]["round"] == 1
     assert data["encounter"]["ruleset"] == "action_points"
     assert data["encounter"]["settings"]["attacks_per_turn"] == 2
     assert [c["name"] for c in data["combatants"]] == ["Ana", "Goblin", HIDDEN]
@@ -229,10 +220,11 @@ def test_export_holds_settings_combatants_and_log_and_no_secret(owner, client):
 
 
 def test_import_makes_a_new_encounter_with_the_same_combatants_and_history(owner, client):
+    """Imported "anew, in set-up": the combatants at their HP, before initiative."""
     enc = fought(owner)
     exported = client.get(f"/enc/{enc.pk}/export.json").getvalue()
     upload = SimpleUploadedFile("fight.json", exported, content_type="application/json")
-    r = client.post("/library/import/", {"file": upload})
+    r = client.post("/library/import/", {"file": upload, "mode": "setup"})
     assert r.status_code == 302
     new = Encounter.objects.exclude(pk=enc.pk).get(owner=owner)
     assert r["Location"] == f"/enc/{new.pk}/"

@@ -55,6 +55,8 @@ def test_the_description_is_openapi_3_1_with_every_endpoint(openapi):
         "GET /api/encounters/{encounter_id}/log",
         "GET /api/encounters/{encounter_id}/seats",
         "POST /api/encounters/{encounter_id}/seats",
+        "GET /api/encounters/{encounter_id}/export",
+        "POST /api/encounters/import",
     }
     commands = openapi["paths"]["/api/encounters/{encounter_id}/commands"]["post"]
     body = commands["requestBody"]["content"]["application/json"]["schema"]
