@@ -37,18 +37,17 @@ from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Effect, Encounter, Window
 from ..turns import Declared, free_key
+from . import movement
 from .catalogue import ACTIONS, ATTACK_NEEDS, PACE
 from .common import (
     bonus_of,
     climb_stows,
     defend_stat,
-    die_size,
     drop_effects,
     find_effect,
     has_effect,
     is_spell,
     level_of,
-    metres,
     need,
     or_list,
     order_places,
@@ -70,6 +69,13 @@ from .ladder import (
     effort_label,
     left_label,
 )
+from .movement import (
+    check_crawl,
+    check_fall_prone,
+    check_jump,
+    check_movement_mode,
+    check_stand_up,
+)
 
 # --- small helpers --------------------------------------------------------------------
 
@@ -83,78 +89,6 @@ from .ladder import (
 # the declared options, and raises the refusal that names the rule.
 
 Check = Callable[[Encounter, Combatant, Combatant | None, dict[str, Any]], None]
-
-
-def check_movement_mode(c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
-    """Crawling and swimming leave only their own Movement Action (and a Step out)."""
-    if has_effect(c, "Crawling") and a.key != "crawl":
-        raise refuse(
-            "crawling",
-            f"While crawling {c.name} takes no other Movement "
-            f"Action than Crawl until it stands up (not {a.name}).",
-        )
-    if (
-        has_effect(c, "Swimming")
-        and a.key != "swim"
-        and not (a.key == "step" and opts.get("get_out"))
-    ):
-        raise refuse(
-            "swimming",
-            f"While swimming {c.name} takes no other Movement "
-            f"Action than Swim, until a Step gets it up or out (not {a.name}).",
-        )
-
-
-def check_crawl(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
-    if not has_effect(c, "Prone"):
-        raise refuse("not_prone", f"{c.name} must be prone to crawl.")
-
-
-def check_stand_up(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
-    if not has_effect(c, "Prone"):
-        raise refuse("not_prone", f"{c.name} is not prone.")
-    if opts.get("occupied"):
-        raise refuse(
-            "space_occupied",
-            f"{c.name} cannot stand up while someone "
-            "occupies its space, until they move or fall prone.",
-        )
-
-
-def check_fall_prone(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
-    if has_effect(c, "Prone"):
-        raise refuse("already_prone", f"{c.name} is already prone.")
-    if has_effect(c, "Swimming"):
-        raise refuse(
-            "deep_water",
-            f"{c.name} is swimming: nobody falls prone in water waist-deep or deeper "
-            "(Standing Up and Going Prone).",
-        )
-
-
-def check_jump(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
-    """A running start is run before the jump: it cannot exceed the metres moved so far
-    this turn (Jumping: 'grows by 1 meter for each meter of running start')."""
-    check_run_up(c, opts, float(c.turn.get("moved", 0)))
-
-
-def check_run_up(c: Combatant, opts: dict[str, Any], ran: float) -> None:
-    run_up = int(opts.get("run_up") or 0)
-    running = (opts.get("kind") or opts.get("jump")) == "running"
-    if running and run_up > ran:
-        raise refuse(
-            "run_up_too_long",
-            f"A running jump's running start is the ground covered before it (Jumping): "
-            f"{c.name} has moved {metres(ran)} this turn, not {run_up} m.",
-        )
 
 
 def check_grapple(
@@ -341,6 +275,16 @@ class ActionLadder(Ruleset):
             "defence, and thrown or tossed items are not caught.",
         ),
     )
+
+    # --- movement (registered from movement.py) ---
+    leave = movement.leave
+    jump_reach = movement.jump_reach
+    do_move = movement.do_move
+    do_jump = movement.do_jump
+    do_stand_up = movement.do_stand_up
+    do_fall_prone = movement.do_fall_prone
+    knock_prone = staticmethod(movement.knock_prone)
+    do_disengage = movement.do_disengage
 
     # --- resources ----------------------------------------------------------------------
     def init_combatant(self, enc: Encounter, c: Combatant) -> None:
@@ -899,182 +843,11 @@ class ActionLadder(Ruleset):
         return a.key == "skip"
 
     # --- movement --------------------------------------------------------------------------
-    def leave(self, enc: Encounter, c: Combatant, opts: dict[str, Any], ev: Events) -> None:
-        if opts.get("leave", True) and c.engaged:
-            protected = bool(c.turn.pop("disengage_active", False))
-            if not protected:
-                self.tell_gm_no_opportunity(enc, c, ev)
-            self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengage")
 
     def opportunity_missing(self, enc: Encounter, other: Combatant) -> list[str]:
         if other.res.get("bonus", 0) < 1:
             return []
         return [s for s in ATTACK_NEEDS if not stat_key(other, s)]
-
-    def jump_reach(
-        self, c: Combatant, enc: Encounter, kind: str, run_up: int, ledge: bool
-    ) -> tuple[float, float]:
-        agi = bonus_of(c, "AGI", "Jump")
-        dist, height = agi / 4, agi / 10
-        if kind == "running":
-            dist = min(dist + run_up, agi / 2)
-            height = min(height + run_up / 3, height + 1)
-        dist += max(level_of(c, "athletics"), level_of(c, "acrobatics")) // 5
-        if ledge:
-            height += int(self.setting(enc, "height_cm", c)) / 100
-        return max(dist, 0.0), max(height, 0.0)
-
-    def do_move(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        speed = int(self.setting(enc, "speed", c))
-        athletics = level_of(c, "athletics")
-        rolls: tuple[dice.Roll, ...] = ()
-        notes: list[str] = []
-        key = a.key
-        if key == "step":
-            dist = 2.0
-        elif key == "walk":
-            dist = speed / 3
-        elif key == "run":
-            dist = float(speed + athletics)
-        elif key == "sprint":
-            r = roll_of(c, "AGI", 0, rng, "Sprint")
-            rolls = (r,)
-            dist = float(speed + athletics + r.total)
-            notes.append(f"AGI roll {r.total}")
-        elif key == "climb":
-            dist = float(die_size(c, "AGI", "Climb"))
-            notes.append(str(opts.get("direction") or "up"))
-            if opts.get("hands_empty") or has_effect(c, "Climbing"):
-                pass
-            elif c.turn.get("free_draw_stow", 0) > 1:
-                notes.append("held items stowed (Bonus Action: the free Draw/Stow was used)")
-            else:
-                notes.append("held items stowed (the turn's free Draw/Stow)")
-            add_effect(c, Effect("Climbing", "turn_end", c.id, {}, "climbing: no free hands"))
-        elif key == "crawl":
-            dist = die_size(c, "AGI", "Crawl") / 2
-            if not has_effect(c, "Crawling"):
-                add_effect(c, Effect("Crawling", "never", None, {}, "crawling"))
-        else:  # swim
-            dist = speed / 3
-            if not has_effect(c, "Swimming"):
-                add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
-        if opts.get("difficult") and key in ("step", "walk", "run", "sprint"):
-            dist /= 2
-            notes.append("difficult terrain halves it")
-        if key == "step" and opts.get("get_out") and has_effect(c, "Swimming"):
-            drop_effects(c, "Swimming")
-            notes.append("1 m to get up or out of the water, 1 m to move on")
-            dist = max(dist - 1, 0)
-        jump = opts.get("jump") or "none"
-        if jump != "none":
-            # The run-up of a folded jump is run this turn, this move's metres included.
-            check_run_up(c, opts, float(c.turn.get("moved", 0)) + dist)
-            jd, jh = self.jump_reach(
-                c, enc, jump, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
-            )
-            jd = min(jd, dist)
-            dist -= jd
-            notes.append(f"a {jump} jump of up to {metres(jd)} (height {metres(jh)}) from it")
-        extra = f"; {'; '.join(notes)}" if notes else ""
-        c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
-        ev.add(
-            "move",
-            f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, up to {metres(dist)}{extra}.",
-            actor=c.id,
-            rolls=rolls,
-            data={"action": key, "metres": round(dist, 2)},
-        )
-        self.leave(enc, c, opts, ev)
-
-    def do_jump(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        kind = opts.get("kind") or "standing"
-        dist, height = self.jump_reach(
-            c, enc, kind, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
-        )
-        c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
-        ev.add(
-            "move",
-            f"{c.name}: {kind} Jump{self.spent_text(enc, c, a, opts)}, up to "
-            f"{metres(dist)} across and {metres(height)} high.",
-            actor=c.id,
-            data={"action": "jump", "metres": round(dist, 2), "height": round(height, 2)},
-        )
-        self.leave(enc, c, opts, ev)
-
-    def do_stand_up(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        drop_effects(c, "Prone")
-        drop_effects(c, "Crawling")
-        ev.add("stand", f"{c.name} stands up{self.spent_text(enc, c, a, opts)}.", actor=c.id)
-
-    def do_fall_prone(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        if opts.get("deep_water"):
-            # 'You cannot fall prone in water that is waist-deep or deeper - you begin to swim.'
-            add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
-            ev.add(
-                "swim",
-                f"{c.name} cannot fall prone in water waist-deep or deeper: it begins to "
-                f"swim instead{self.spent_text(enc, c, a, opts)}, and keeps to Swim until a "
-                "Step gets it up or out.",
-                actor=c.id,
-            )
-            return
-        self.knock_prone(c)
-        ev.add("prone", f"{c.name} falls prone{self.spent_text(enc, c, a, opts)}.", actor=c.id)
-
-    @staticmethod
-    def knock_prone(c: Combatant) -> None:
-        if not has_effect(c, "Prone"):
-            add_effect(c, Effect("Prone", "never", None, {}, "prone: cannot Dodge"))
-
-    def do_disengage(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        c.turn["disengage"] = True
-        ev.add(
-            "disengage",
-            f"{c.name} Disengages (Bonus Action): the Movement Action "
-            "directly after it does not provoke.",
-            actor=c.id,
-        )
 
     # --- simple combat actions -----------------------------------------------------------
     def do_aim(
