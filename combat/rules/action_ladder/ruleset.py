@@ -26,15 +26,14 @@ from typing import Any
 from .. import dice, flow
 from ..base import (
     Ruleset,
-    add_effect,
     int_option,
 )
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import Refused, refuse
-from ..state import Combatant, Effect, Encounter
+from ..state import Combatant, Encounter
 from ..turns import Declared, free_key
-from . import attacks, grappling, movement, reactions
+from . import abilities, attacks, grappling, movement, reactions
 from .attacks import check_throw
 from .catalogue import ACTIONS, PACE
 from .common import (
@@ -275,6 +274,15 @@ class ActionLadder(Ruleset):
     react_opportunity = reactions.react_opportunity
     react_catch = reactions.react_catch
     declined = reactions.declined
+
+    # --- abilities (registered from abilities.py) ---
+    do_aim = abilities.do_aim
+    do_brace = abilities.do_brace
+    do_assist = abilities.do_assist
+    do_evade = abilities.do_evade
+    do_guard = abilities.do_guard
+    do_feint = abilities.do_feint
+    do_hide = abilities.do_hide
 
     # --- resources ----------------------------------------------------------------------
     def init_combatant(self, enc: Encounter, c: Combatant) -> None:
@@ -835,110 +843,6 @@ class ActionLadder(Ruleset):
     # --- movement --------------------------------------------------------------------------
 
     # --- simple combat actions -----------------------------------------------------------
-    def do_aim(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        add_effect(c, Effect("Aim", "never", None, {"to_hit": 2}, "Aim: +2 next ranged attack"))
-        ev.add(
-            "aim",
-            f"{c.name} takes Aim{self.spent_text(enc, c, a, opts)}: +2 FCS on its "
-            "next Ranged Attack.",
-            actor=c.id,
-        )
-
-    def do_brace(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        # 'gain double RES to any Defense Rolls': the RES bonus twice over.
-        res = 2 * bonus_of(c, "RES", "Brace")
-        drop_effects(c, "Brace")
-        add_effect(
-            c,
-            Effect(
-                "Brace",
-                "turn_start",
-                c.id,
-                {"bonus": res},
-                f"Brace: double RES (+{res} defence)",
-            ),
-        )
-        ev.add(
-            "brace",
-            f"{c.name} Braces{self.spent_text(enc, c, a, opts)}: +{res} (double RES) "
-            "on every defence roll until its next turn.",
-            actor=c.id,
-        )
-
-    def do_assist(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        """Assist is a Bonus Action (Action Types: 'a quick task that takes no more than a
-        second'); the rules text gives it no number, so the ally is marked Assisted until
-        the helper's next turn and the GM judges what the help is worth."""
-        t = enc.get(opts["target"])
-        what = f" with {opts['text']}" if opts.get("text") else ""
-        drop_effects(t, "Assisted")
-        add_effect(t, Effect("Assisted", "turn_start", c.id, {"by": c.id}, f"Assisted by {c.name}"))
-        ev.add(
-            "assist",
-            f"{c.name} Assists {t.name}{what}{self.spent_text(enc, c, a, opts)}: the GM "
-            "judges what the help is worth, until its next turn.",
-            actor=c.id,
-            involved=(t.id,),
-        )
-
-    def do_evade(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        drop_effects(c, "Evade")
-        add_effect(c, Effect("Evade", "turn_start", c.id, {}, "Evade: AGI bonus doubled once"))
-        ev.add(
-            "evade",
-            f"{c.name} Evades{self.spent_text(enc, c, a, opts)}: its AGI bonus "
-            "counts double on its first AGI Save or Dodge before its next turn.",
-            actor=c.id,
-        )
-
-    def do_guard(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        add_effect(c, Effect("Guard", "turn_start", c.id, {}, "Guard: one free Parry or Block"))
-        ev.add(
-            "guard",
-            f"{c.name} Guards{self.spent_text(enc, c, a, opts)}: one free Parry "
-            "or Block before its next turn.",
-            actor=c.id,
-        )
 
     def do_free(
         self,
@@ -1066,55 +970,6 @@ class ActionLadder(Ruleset):
         )
 
     # --- contests ----------------------------------------------------------------------------
-
-    def do_feint(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        t = enc.get(opts["target"])
-        won, mine, theirs = self.contest(c, "deception", 0, t, "FCS", 0, rng, "Feint")
-        if won:
-            drop_effects(c, "Feint")
-            add_effect(
-                c, Effect("Feint", "never", None, {"to_hit": 5}, "Feint: +5 next melee attack roll")
-            )
-        ev.add(
-            "feint",
-            f"{c.name} Feints {t.name}{self.spent_text(enc, c, a, opts)}: "
-            f"Deception {mine.total} against Focus save {theirs.total}: "
-            f"{'+5 to hit with its next melee attack' if won else 'no effect'}.",
-            actor=c.id,
-            involved=(t.id,),
-            rolls=(mine, theirs),
-        )
-
-    def do_hide(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        t = enc.get(opts["target"])
-        won, mine, theirs = self.contest(c, "stealth", 0, t, "perception", 0, rng, "Hide")
-        if won:
-            add_effect(c, Effect("Unseen", "never", None, {"by": t.id}, f"Unseen by {t.name}"))
-        ev.add(
-            "hide",
-            f"{c.name} Hides from {t.name}{self.spent_text(enc, c, a, opts)}: "
-            f"Stealth {mine.total} against Perception {theirs.total}: "
-            f"{'Unseen' if won else 'spotted'}.",
-            actor=c.id,
-            involved=(t.id,),
-            rolls=(mine, theirs),
-        )
 
     # --- attacks -----------------------------------------------------------------------------
 
