@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from .. import dice, flow
 from ..base import (
     Ruleset,
     int_option,
@@ -33,24 +32,20 @@ from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Encounter
 from ..turns import Declared, free_key
-from . import abilities, attacks, grappling, movement, reactions
+from . import abilities, attacks, grappling, items, movement, reactions
 from .attacks import check_throw
 from .catalogue import ACTIONS, PACE
 from .common import (
-    bonus_of,
     climb_stows,
     defend_stat,
-    drop_effects,
     find_effect,
-    has_effect,
     is_spell,
-    level_of,
     need,
     order_places,
     rng_of,
-    roll_of,
 )
 from .grappling import check_break_free, check_grapple
+from .items import check_aid, check_toss
 from .ladder import (
     EFFORT_STEP,
     PACE_TABLE,
@@ -85,18 +80,6 @@ from .reactions import check_interrupt
 Check = Callable[[Encounter, Combatant, Combatant | None, dict[str, Any]], None]
 
 
-def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]) -> None:
-    if target is None:
-        return
-    cond = str(opts.get("condition"))
-    if not has_effect(target, cond):
-        raise refuse(
-            "no_condition",
-            f"{target.name} is not {cond.capitalize()}: Aid "
-            "lifts Incapacitated, Burning or Bleeding.",
-        )
-
-
 def check_skip(
     enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
 ) -> None:
@@ -104,23 +87,6 @@ def check_skip(
         raise refuse(
             "already_carrying",
             f"{c.name} is still paying for {c.carry['name']}: abandon it before skipping the turn.",
-        )
-
-
-def check_toss(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
-    s = bonus_of(c, "STR", "Toss")
-    weight, far = int(opts.get("weight") or 0), int(opts.get("distance") or 0)
-    if 2 * weight > s:
-        raise refuse(
-            "too_heavy",
-            f"Too heavy to toss: at most half the STR bonus "
-            f"({s} / 2 = {s / 2:g}); the item weighs {weight}.",
-        )
-    if far > s:
-        raise refuse(
-            "too_far", f"Too far to toss: at most the STR bonus, {s} m; {far} m was asked."
         )
 
 
@@ -283,6 +249,13 @@ class ActionLadder(Ruleset):
     do_guard = abilities.do_guard
     do_feint = abilities.do_feint
     do_hide = abilities.do_hide
+
+    # --- items (registered from items.py) ---
+    do_free = items.do_free
+    do_pick_up = items.do_pick_up
+    do_administer = items.do_administer
+    do_aid = items.do_aid
+    do_toss = items.do_toss
 
     # --- resources ----------------------------------------------------------------------
     def init_combatant(self, enc: Encounter, c: Combatant) -> None:
@@ -844,131 +817,6 @@ class ActionLadder(Ruleset):
 
     # --- simple combat actions -----------------------------------------------------------
 
-    def do_free(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        what = opts.get("text")
-        which = opts.get("which")
-        verb = {"draw": "draws", "stow": "stows"}.get(str(which), "")
-        paid = opts.get("_paid")
-        price = "free" if not paid or paid == [0, 0] else cost_text(*paid)
-        detail = f": {what}" if what else ""
-        name = f"{verb} a weapon" if verb else a.name
-        if which == "draw":
-            drop_effects(c, "Disarmed")
-        ev.add(
-            "action",
-            f"{c.name} {name if verb else 'takes ' + name} ({price}){detail}.",
-            actor=c.id,
-            data={"action": a.key},
-        )
-
-    def do_pick_up(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        drop_effects(c, "Disarmed")
-        what = opts.get("text") or "an item"
-        ev.add(
-            "action",
-            f"{c.name} picks up {what}{self.spent_text(enc, c, a, opts)}.",
-            actor=c.id,
-            data={"action": a.key},
-        )
-
-    def do_administer(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        t = enc.get(opts["target"])
-        if (opts.get("mode") or "first_aid") == "first_aid":
-            level = level_of(c, "first_aid")
-            before = flow.heal(enc, t, level)
-            healed = "" if before is None else f" ({before} → {t.hp} HP)"
-            spent = self.spent_text(enc, c, a, opts)
-            line = ev.add(
-                "heal",
-                f"{c.name} administers First Aid to {t.name}{spent}: heals {level}{healed}.",
-                actor=c.id,
-                involved=(t.id,),
-            )
-            ev.health(line, t.id, f"{c.name} administers First Aid to {t.name}{spent}.")
-            flow.stand_if_healed(enc, t, ev)
-        else:
-            what = opts.get("text") or "a potion"
-            ev.add(
-                "action",
-                f"{c.name} helps {t.name} drink {what}"
-                f"{self.spent_text(enc, c, a, opts)}: its benefits apply at once.",
-                actor=c.id,
-                involved=(t.id,),
-            )
-
-    def do_aid(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        t = enc.get(opts["target"])
-        cond = str(opts["condition"])
-        e = find_effect(t, cond)
-        if e is None:
-            ev.add(
-                "aid",
-                f"{c.name} aids {t.name}, who is no longer {cond}.",
-                actor=c.id,
-                involved=(t.id,),
-            )
-            return
-        stacks = int(e.detail.get("stacks", 1) or 1)
-        rolls: tuple[dice.Roll, ...] = ()
-        if cond == "incapacitated":
-            t.effects.remove(e)
-            text = "is no longer Incapacitated"
-        else:
-            if cond == "burning":
-                less = 2
-            else:
-                r = roll_of(c, "first_aid", 0, rng, "Aid against Bleeding")
-                rolls = (r,)
-                less = max(0, r.total - 10)
-            left = max(0, stacks - less)
-            if left:
-                e.detail["stacks"] = left
-                e.text = f"{e.name} {left}"
-            else:
-                t.effects.remove(e)
-            text = f"loses {stacks - left} {cond.capitalize()} stacks ({left} left)"
-            if cond == "bleeding":
-                text += f" (First Aid roll {rolls[0].total} − 10)"
-        ev.add(
-            "aid",
-            f"{c.name} aids {t.name}{self.spent_text(enc, c, a, opts)}: {t.name} {text}.",
-            actor=c.id,
-            involved=(t.id,),
-            rolls=rolls,
-        )
-
     # --- contests ----------------------------------------------------------------------------
 
     # --- attacks -----------------------------------------------------------------------------
@@ -994,35 +842,6 @@ class ActionLadder(Ruleset):
             "sprung": False,
         }
         ev.add("skip", f"{c.name} Skips the turn and prepares: {opts['text']}.", actor=c.id)
-
-    def do_toss(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        what = opts.get("text") or "an item"
-        tid = opts.get("target")
-        t = enc.get(tid) if tid else None
-        ev.add(
-            "toss",
-            f"{c.name} tosses {what}{self.spent_text(enc, c, a, opts)}"
-            f"{' to ' + t.name if t else ''}.",
-            actor=c.id,
-            involved=(tid,),
-        )
-        if t is None:
-            return
-        weight, wd = int(opts.get("weight") or 0), int(opts.get("wd") or 0)
-        if self.can_catch(enc, t):
-            self.open_catch(
-                enc, c, t, {"kind": "toss", "weight": weight, "wd": wd, "name": what}, ev
-            )
-        else:
-            ev.add("toss", f"{what.capitalize()} lands at {t.name}'s feet.", actor=t.id)
 
     # --- reactions ---------------------------------------------------------------------------
 
