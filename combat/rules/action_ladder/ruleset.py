@@ -32,17 +32,14 @@ from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Encounter
 from ..turns import Declared, free_key
-from . import abilities, attacks, grappling, items, movement, reactions
+from . import abilities, attacks, grappling, items, movement, reactions, turns
 from .attacks import check_throw
 from .catalogue import ACTIONS, PACE
 from .common import (
     climb_stows,
     defend_stat,
-    find_effect,
     is_spell,
     need,
-    order_places,
-    rng_of,
 )
 from .grappling import check_break_free, check_grapple
 from .items import check_aid, check_toss
@@ -65,6 +62,7 @@ from .movement import (
     check_stand_up,
 )
 from .reactions import check_interrupt
+from .turns import check_skip
 
 # --- small helpers --------------------------------------------------------------------
 
@@ -78,16 +76,6 @@ from .reactions import check_interrupt
 # the declared options, and raises the refusal that names the rule.
 
 Check = Callable[[Encounter, Combatant, Combatant | None, dict[str, Any]], None]
-
-
-def check_skip(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
-    if c.carry:
-        raise refuse(
-            "already_carrying",
-            f"{c.name} is still paying for {c.carry['name']}: abandon it before skipping the turn.",
-        )
 
 
 ACTION_CHECKS: dict[str, Check] = {
@@ -256,6 +244,15 @@ class ActionLadder(Ruleset):
     do_administer = items.do_administer
     do_aid = items.do_aid
     do_toss = items.do_toss
+
+    # --- turns (registered from turns.py) ---
+    arrange = turns.arrange
+    on_turn_start = turns.on_turn_start
+    on_turn_end = turns.on_turn_end
+    pay_carry = turns.pay_carry
+    abandon = turns.abandon
+    spring = turns.spring
+    do_skip = turns.do_skip
 
     # --- resources ----------------------------------------------------------------------
     def init_combatant(self, enc: Encounter, c: Combatant) -> None:
@@ -432,179 +429,10 @@ class ActionLadder(Ruleset):
         return f" ({cost_text(*paid)})"
 
     # --- flow ------------------------------------------------------------------------------
-    def arrange(self, enc: Encounter, order: list[str]) -> list[str]:
-        """A sprung Skip/Prepare keeps the place it took, right after its trigger's turn,
-        whenever the order is built: a new round, a latecomer, a reorder (RULINGS ladder 7).
-        Several sprung by one trigger follow it in the order they acted."""
-        order = list(order)
-        last: dict[str, str] = {}
-        for cid, after in order_places(enc).items():
-            if cid in order and after in order and cid != after:
-                order.remove(cid)
-                anchor = last.get(after, after)
-                order.insert(order.index(anchor if anchor in order else after) + 1, cid)
-                last[after] = cid
-        return order
-
-    def on_turn_start(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        if c.prepared and c.prepared.get("sprung"):
-            # The rest of the turn that was skipped: same effort, no refill, no carry.
-            c.turn = {"actions": 1}
-            c.res["effort"] = min(int(c.prepared.get("effort", 0)), c.res.get("effort_max", 0))
-            ev.add(
-                "prepared",
-                f"{c.name} acts on the prepared action: {c.prepared['text']}.",
-                actor=c.id,
-            )
-            c.prepared = None
-            return
-        super().on_turn_start(enc, c, ev)
-        c.res["effort_max"] = int(self.setting(enc, "turn_effort", c))
-        c.res["bonus_max"] = int(self.setting(enc, "bonus_actions", c))
-        c.res["effort"] = c.res["effort_max"]
-        c.res["bonus"] = c.res["bonus_max"]
-        if c.prepared:
-            c.prepared["may_abandon"] = True
-            ev.add(
-                "prepared",
-                f"{c.name} is still waiting ({c.prepared['text']}): a full "
-                "round has passed, so it may abandon the plan and act, or end the turn "
-                "and keep waiting.",
-                actor=c.id,
-            )
-        grappling = find_effect(c, "Grappling")
-        if grappling is not None:
-            held = enc.combatants.get(str(grappling.detail.get("target")))
-            if held is None or held.defeated:
-                self.release(enc, c, ev, "there is nobody left to hold")
-            else:
-                c.turn["sustain_due"] = held.id
-                ev.add(
-                    "grapple",
-                    f"{c.name} must sustain the grapple on {held.name} now "
-                    "(Grapple, 2 Bonus Actions) or let go.",
-                    actor=c.id,
-                    involved=(held.id,),
-                )
-        if c.carry:
-            self.pay_carry(enc, c, ev)
-
-    def on_turn_end(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        left = c.res.get("effort", 0)
-        c.res["effort"] = 0
-        if left:
-            ev.add(
-                "effort_lost",
-                f"{c.name}'s unspent {left_label(left)} "
-                f"{'is' if left < 3 else 'are'} lost; Bonus Actions stay for Reactions.",
-                actor=c.id,
-            )
-        # RULINGS ladder 6: the lost FCS bonuses reset at the end of the turn too.
-        c.turn["attack_rolls"] = 0
-        if c.turn.pop("disengage", None):
-            ev.add("disengage", f"{c.name}'s Disengage goes unused.", actor=c.id)
-        if c.turn.pop("sustain_due", None):
-            self.release(enc, c, ev, "the grapple was not sustained")
 
     # --- carry-over (RULINGS ladder 2) ----------------------------------------------------
-    def pay_carry(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        carry = c.carry
-        assert carry is not None
-        paid = min(carry["remaining"], c.res.get("effort", 0))
-        carry["remaining"] -= paid
-        c.res["effort"] -= paid
-        if carry["remaining"] > 0:
-            ev.add(
-                "carry",
-                f"{c.name} keeps at {carry['name']}: pays {left_label(paid)}, "
-                f"{effort_label(carry['remaining'])} still to pay.",
-                actor=c.id,
-            )
-            return
-        c.carry = None
-        ev.add(
-            "carry",
-            f"{c.name} finishes paying for {carry['name']} ({left_label(paid)} "
-            "this turn) and it resolves.",
-            actor=c.id,
-        )
-        opts = dict(carry["opts"])
-        try:
-            a = self.action(enc, carry["action"], c)
-            self.check_rules(enc, c, a, opts)
-            self.check_stats(enc, c, a, opts)
-            opts["_carried"] = True
-            if carry.get("disengaged"):
-                c.turn["disengage_active"] = True
-            self.dispatch(enc, c, a, opts, rng_of(ev), ev)
-        except Refused as r:
-            ev.add("fizzle", f"{carry['name']} comes to nothing: {r.refusal.message}", actor=c.id)
-        c.turn.pop("disengage_active", None)
-
-    def abandon(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        if c.carry:
-            ev.add(
-                "abandon",
-                f"{c.name} abandons {c.carry['name']}; the "
-                f"{effort_label(c.carry['total'] - c.carry['remaining'])} already spent "
-                "is lost.",
-                actor=c.id,
-            )
-            c.carry = None
-            return
-        if c.prepared and not c.prepared.get("sprung"):
-            if enc.turn != c.id or not c.prepared.get("may_abandon"):
-                raise refuse(
-                    "prepare_too_soon",
-                    f"Skip/Prepare can be abandoned only after a full round without its "
-                    f"trigger: {c.name} prepared in round {c.prepared['round']} and may "
-                    f"abandon it on its own turn in round {c.prepared['round'] + 1} or later.",
-                )
-            ev.add(
-                "abandon",
-                f"{c.name} abandons the prepared plan ({c.prepared['text']}) and acts normally.",
-                actor=c.id,
-            )
-            c.prepared = None
-            return
-        super().abandon(enc, c, ev)
 
     # --- Skip / Prepare (RULINGS ladder 7) -------------------------------------------------
-    def spring(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        if not c.prepared or c.prepared.get("sprung"):
-            super().spring(enc, c, ev)
-        assert c.prepared is not None
-        if enc.phase != "combat" or enc.turn is None:
-            raise refuse(
-                "no_turn",
-                "A prepared action springs during someone's turn; "
-                "nobody is taking a turn right now.",
-            )
-        if c.defeated:
-            raise refuse("defeated", f"{c.name} is defeated and cannot act.")
-        if enc.turn == c.id:
-            ev.add(
-                "prepared",
-                f"{c.name}'s trigger happens ({c.prepared['text']}): it acts now.",
-                actor=c.id,
-            )
-            c.prepared = None
-            return
-        trigger = enc.combatants[enc.turn]
-        c.prepared["sprung"] = True
-        enc.interject.append(c.id)
-        places = order_places(enc)
-        places.pop(c.id, None)
-        places[c.id] = trigger.id
-        enc.order = self.arrange(enc, enc.order)
-        ev.add(
-            "prepared",
-            f"{c.name}'s trigger happens ({c.prepared['text']}): {c.name} "
-            f"acts right after {trigger.name}'s turn and takes that place in the order "
-            "from next round.",
-            actor=c.id,
-            involved=(trigger.id,),
-        )
 
     # --- checks ----------------------------------------------------------------------------
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
@@ -824,24 +652,6 @@ class ActionLadder(Ruleset):
     # --- Interrupt windows (action-ladder.md, Reactions: Interrupt) -------------------------
 
     # --- Skip, Toss, Catch -------------------------------------------------------------------
-    def do_skip(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        c.prepared = {
-            "action": "skip",
-            "name": str(opts["text"]),
-            "text": str(opts["text"]),
-            "round": enc.round,
-            "effort": c.res.get("effort", 0),
-            "sprung": False,
-        }
-        ev.add("skip", f"{c.name} Skips the turn and prepares: {opts['text']}.", actor=c.id)
 
     # --- reactions ---------------------------------------------------------------------------
 
