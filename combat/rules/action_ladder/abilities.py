@@ -3,32 +3,20 @@
 
 from __future__ import annotations
 
-import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..base import (
-    add_effect,
-)
+from ..base import add_effect
 from ..catalogue import ActionDef
 from ..events import Events
 from ..state import Combatant, Effect, Encounter
-from .common import (
-    bonus_of,
-    drop_effects,
-)
+from .common import Opts, Rng, bonus_of, drop_effects
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
 def do_aim(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     add_effect(c, Effect("Aim", "never", None, {"to_hit": 2}, "Aim: +2 next ranged attack"))
     ev.add(
@@ -39,13 +27,7 @@ def do_aim(
 
 
 def do_brace(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     # 'gain double RES to any Defense Rolls': the RES bonus twice over.
     res = 2 * bonus_of(c, "RES", "Brace")
@@ -69,13 +51,7 @@ def do_brace(
 
 
 def do_assist(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     """Assist is a Bonus Action (Action Types: 'a quick task that takes no more than a
     second'); the rules text gives it no number, so the ally is marked Assisted until
@@ -94,13 +70,7 @@ def do_assist(
 
 
 def do_evade(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     drop_effects(c, "Evade")
     add_effect(c, Effect("Evade", "turn_start", c.id, {}, "Evade: AGI bonus doubled once"))
@@ -113,13 +83,7 @@ def do_evade(
 
 
 def do_guard(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     add_effect(c, Effect("Guard", "turn_start", c.id, {}, "Guard: one free Parry or Block"))
     ev.add(
@@ -131,13 +95,7 @@ def do_guard(
 
 
 def do_feint(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     t = enc.get(opts["target"])
     won, mine, theirs = self.contest(c, "deception", 0, t, "FCS", 0, rng, "Feint")
@@ -158,13 +116,7 @@ def do_feint(
 
 
 def do_hide(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     t = enc.get(opts["target"])
     won, mine, theirs = self.contest(c, "stealth", 0, t, "perception", 0, rng, "Hide")

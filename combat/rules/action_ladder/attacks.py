@@ -4,21 +4,18 @@ Range", and the defence choice (Dodge, Parry, Block, "Reactions") an attack open
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING, Any
 
 from .. import dice
-from ..base import (
-    add_effect,
-    apply_damage,
-    engage,
-)
+from ..base import add_effect, apply_damage, engage
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter, Window
 from ..turns import Declared
 from .common import (
+    Opts,
+    Rng,
     bonus_of,
     defend_stat,
     find_effect,
@@ -29,17 +26,13 @@ from .common import (
     roll_of,
     take_effect,
 )
-from .ladder import (
-    DEFENCE_REACTIONS,
-)
+from .ladder import DEFENCE_REACTIONS
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
-def check_throw(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_throw(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     s = bonus_of(c, "STR", "Throw range")
     reach = s - int(opts.get("weight") or 0) + int(opts.get("thrown") or 0)
     if int(opts.get("distance") or 0) > reach:
@@ -122,12 +115,7 @@ def defence_choices(
 
 
 def launch(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    spec: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, spec: dict[str, Any], rng: Rng, ev: Events
 ) -> None:
     """An attack is declared: hold it for the defender's reaction, or resolve it now."""
     if spec.get("ranged") and not spec.get("cleared"):
@@ -169,7 +157,7 @@ def launch(
 
 
 def reaction_roll(
-    self: ActionLadder, enc: Encounter, t: Combatant, reaction: dict[str, Any], rng: random.Random
+    self: ActionLadder, enc: Encounter, t: Combatant, reaction: dict[str, Any], rng: Rng
 ) -> tuple[dice.Roll, str]:
     kind = reaction["kind"]
     if kind == "dodge":
@@ -196,7 +184,7 @@ def strike(
     t: Combatant,
     spec: dict[str, Any],
     reaction: dict[str, Any] | None,
-    rng: random.Random,
+    rng: Rng,
     ev: Events,
 ) -> None:
     """Roll the held attack against the defence (and any reaction); apply what follows."""
@@ -277,7 +265,7 @@ def strike(
 
 
 def agi_save_or_prone(
-    self: ActionLadder, enc: Encounter, t: Combatant, dc: int, rng: random.Random, ev: Events
+    self: ActionLadder, enc: Encounter, t: Combatant, dc: int, rng: Rng, ev: Events
 ) -> None:
     extra, note = 0, ""
     if take_effect(t, "Evade"):
@@ -345,13 +333,7 @@ def lose_action(
 
 
 def do_attack(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     ranged = bool(opts.get("ranged"))
     spec = self.make_attack(c, a, opts.get("target"), ranged=ranged, after="damage")
@@ -359,13 +341,7 @@ def do_attack(
 
 
 def do_throw(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     spec = self.make_attack(
         c,
@@ -380,13 +356,7 @@ def do_throw(
 
 
 def do_trip(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     spec = self.make_attack(
         c,
@@ -400,13 +370,7 @@ def do_trip(
 
 
 def do_disarm(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     t = enc.get(opts["target"])
     spec = self.make_attack(c, a, t.id, ranged=False, after="disarm")

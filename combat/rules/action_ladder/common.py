@@ -7,12 +7,14 @@ import random
 from typing import Any
 
 from .. import dice
-from ..base import (
-    need_stat,
-)
+from ..base import need_stat
 from ..catalogue import ActionDef
 from ..events import Events
 from ..state import Combatant, Effect, Encounter
+
+# What every action's handler is handed, named short so a handler's signature reads on one line.
+type Opts = dict[str, Any]  # the declared options
+type Rng = random.Random  # the command's die
 
 
 def metres(x: float) -> str:
@@ -74,7 +76,7 @@ def level_of(c: Combatant, skill: str) -> int:
     return int(c.stats[key].get("bonus") or 0) if key else 0
 
 
-def roll_of(c: Combatant, name: str, extra: int, rng: random.Random, why: str) -> dice.Roll:
+def roll_of(c: Combatant, name: str, extra: int, rng: Rng, why: str) -> dice.Roll:
     s = need(c, name, why)
     return dice.roll(dice.add_modifier(str(s["dice"]), int(s.get("bonus") or 0) + extra), rng)
 
@@ -89,7 +91,7 @@ def defend_stat(c: Combatant, ranged: bool) -> str:
     return special if stat_key(c, special) else "defend"
 
 
-def climb_stows(c: Combatant, a: ActionDef, opts: dict[str, Any]) -> bool:
+def climb_stows(c: Combatant, a: ActionDef, opts: Opts) -> bool:
     """Beginning a Climb stows what the hands hold: that is the turn's Draw/Stow."""
     return a.key == "climb" and not has_effect(c, "Climbing") and not opts.get("hands_empty")
 
@@ -101,7 +103,7 @@ def order_places(enc: Encounter) -> dict[str, str]:
 
 def rng_of(ev: Events) -> random.Random:
     """The command's die, for hooks that have no rng parameter (turn start, decline)."""
-    rng: random.Random | None = getattr(ev, "rng", None)
+    rng: Rng | None = getattr(ev, "rng", None)
     if rng is None:
         raise RuntimeError("action_ladder: the engine did not hand the command's rng to Events")
     return rng

@@ -3,34 +3,21 @@ and Shove ("Basic Combat Actions"), and the contested rolls Feint and Hide share
 
 from __future__ import annotations
 
-import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import dice
-from ..base import (
-    add_effect,
-    engage,
-    separate,
-)
+from ..base import add_effect, engage, separate
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter
-from .common import (
-    drop_effects,
-    find_effect,
-    has_effect,
-    level_of,
-    roll_of,
-)
+from .common import Opts, Rng, drop_effects, find_effect, has_effect, level_of, roll_of
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
-def check_grapple(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_grapple(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     due = c.turn.get("sustain_due")
     if due:
         if target is not None and target.id != due:
@@ -45,9 +32,7 @@ def check_grapple(
         raise refuse("missing_option", "Grapple needs a target.")
 
 
-def check_break_free(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_break_free(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if not has_effect(c, "Grappled"):
         raise refuse("not_grappled", f"{c.name} is not grappled.")
 
@@ -60,7 +45,7 @@ def contest(
     other: Combatant,
     o_stat: str,
     o_extra: int,
-    rng: random.Random,
+    rng: Rng,
     why: str,
 ) -> tuple[bool, dice.Roll, dice.Roll]:
     """The actor must beat the other's roll; a tie goes to the other."""
@@ -70,13 +55,7 @@ def contest(
 
 
 def do_shove(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     t = enc.get(opts["target"])
     won, mine, theirs = self.contest(c, "STR", 0, t, "STR", 0, rng, "Shove")
@@ -111,13 +90,7 @@ def grapple_extra(self: ActionLadder, c: Combatant, defending: bool) -> int:
 
 
 def do_grapple(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     due = c.turn.pop("sustain_due", None)
     t = enc.get(due or opts["target"])
@@ -158,13 +131,7 @@ def do_grapple(
 
 
 def do_break_free(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     e = find_effect(c, "Grappled")
     holder = enc.combatants.get(str(e.detail.get("by"))) if e else None

@@ -3,31 +3,21 @@ Administer, Aid and Toss (action-ladder.md "Action Types" and "Basic Combat Acti
 
 from __future__ import annotations
 
-import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import dice, flow
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Encounter
-from .common import (
-    bonus_of,
-    drop_effects,
-    find_effect,
-    has_effect,
-    level_of,
-    roll_of,
-)
-from .ladder import (
-    cost_text,
-)
+from .common import Opts, Rng, bonus_of, drop_effects, find_effect, has_effect, level_of, roll_of
+from .ladder import cost_text
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
-def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]) -> None:
+def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if target is None:
         return
     cond = str(opts.get("condition"))
@@ -39,9 +29,7 @@ def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: dict
         )
 
 
-def check_toss(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_toss(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     s = bonus_of(c, "STR", "Toss")
     weight, far = int(opts.get("weight") or 0), int(opts.get("distance") or 0)
     if 2 * weight > s:
@@ -57,13 +45,7 @@ def check_toss(
 
 
 def do_free(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     what = opts.get("text")
     which = opts.get("which")
@@ -83,13 +65,7 @@ def do_free(
 
 
 def do_pick_up(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     drop_effects(c, "Disarmed")
     what = opts.get("text") or "an item"
@@ -102,13 +78,7 @@ def do_pick_up(
 
 
 def do_administer(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     t = enc.get(opts["target"])
     if (opts.get("mode") or "first_aid") == "first_aid":
@@ -136,13 +106,7 @@ def do_administer(
 
 
 def do_aid(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     t = enc.get(opts["target"])
     cond = str(opts["condition"])
@@ -186,13 +150,7 @@ def do_aid(
 
 
 def do_toss(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     what = opts.get("text") or "an item"
     tid = opts.get("target")

@@ -4,18 +4,17 @@ the Disengage reaction ("Reactions"); RULINGS ladder (movement)."""
 
 from __future__ import annotations
 
-import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import dice
-from ..base import (
-    add_effect,
-)
+from ..base import add_effect
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter
 from .common import (
+    Opts,
+    Rng,
     bonus_of,
     die_size,
     drop_effects,
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
-def check_movement_mode(c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+def check_movement_mode(c: Combatant, a: ActionDef, opts: Opts) -> None:
     """Crawling and swimming leave only their own Movement Action (and a Step out)."""
     if has_effect(c, "Crawling") and a.key != "crawl":
         raise refuse(
@@ -49,16 +48,12 @@ def check_movement_mode(c: Combatant, a: ActionDef, opts: dict[str, Any]) -> Non
         )
 
 
-def check_crawl(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_crawl(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if not has_effect(c, "Prone"):
         raise refuse("not_prone", f"{c.name} must be prone to crawl.")
 
 
-def check_stand_up(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_stand_up(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if not has_effect(c, "Prone"):
         raise refuse("not_prone", f"{c.name} is not prone.")
     if opts.get("occupied"):
@@ -69,9 +64,7 @@ def check_stand_up(
         )
 
 
-def check_fall_prone(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_fall_prone(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if has_effect(c, "Prone"):
         raise refuse("already_prone", f"{c.name} is already prone.")
     if has_effect(c, "Swimming"):
@@ -82,15 +75,13 @@ def check_fall_prone(
         )
 
 
-def check_jump(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_jump(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     """A running start is run before the jump: it cannot exceed the metres moved so far
     this turn (Jumping: 'grows by 1 meter for each meter of running start')."""
     check_run_up(c, opts, float(c.turn.get("moved", 0)))
 
 
-def check_run_up(c: Combatant, opts: dict[str, Any], ran: float) -> None:
+def check_run_up(c: Combatant, opts: Opts, ran: float) -> None:
     run_up = int(opts.get("run_up") or 0)
     running = (opts.get("kind") or opts.get("jump")) == "running"
     if running and run_up > ran:
@@ -101,9 +92,7 @@ def check_run_up(c: Combatant, opts: dict[str, Any], ran: float) -> None:
         )
 
 
-def leave(
-    self: ActionLadder, enc: Encounter, c: Combatant, opts: dict[str, Any], ev: Events
-) -> None:
+def leave(self: ActionLadder, enc: Encounter, c: Combatant, opts: Opts, ev: Events) -> None:
     if opts.get("leave", True) and c.engaged:
         protected = bool(c.turn.pop("disengage_active", False))
         if not protected:
@@ -126,13 +115,7 @@ def jump_reach(
 
 
 def do_move(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     speed = int(self.setting(enc, "speed", c))
     athletics = level_of(c, "athletics")
@@ -198,13 +181,7 @@ def do_move(
 
 
 def do_jump(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     kind = opts.get("kind") or "standing"
     dist, height = self.jump_reach(
@@ -222,13 +199,7 @@ def do_jump(
 
 
 def do_stand_up(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     drop_effects(c, "Prone")
     drop_effects(c, "Crawling")
@@ -236,13 +207,7 @@ def do_stand_up(
 
 
 def do_fall_prone(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     if opts.get("deep_water"):
         # 'You cannot fall prone in water that is waist-deep or deeper - you begin to swim.'
@@ -265,13 +230,7 @@ def knock_prone(c: Combatant) -> None:
 
 
 def do_disengage(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     c.turn["disengage"] = True
     ev.add(

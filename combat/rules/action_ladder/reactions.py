@@ -4,12 +4,9 @@ first, and a declined window; RULINGS ladder (reactions, interrupts)."""
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    apply_damage,
-)
+from ..base import apply_damage
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import Refused, refuse
@@ -17,6 +14,8 @@ from ..state import Combatant, Encounter, Window
 from ..turns import Declared
 from .catalogue import ATTACK_NEEDS
 from .common import (
+    Opts,
+    Rng,
     bonus_of,
     defend_stat,
     has_effect,
@@ -27,18 +26,13 @@ from .common import (
     stat_key,
     take_effect,
 )
-from .ladder import (
-    DEFENCE_REACTIONS,
-    bonus_label,
-)
+from .ladder import DEFENCE_REACTIONS, bonus_label
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
-def check_interrupt(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_interrupt(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if target is not None and target.id not in c.engaged:
         raise refuse(
             "not_adjacent",
@@ -53,13 +47,7 @@ def opportunity_missing(self: ActionLadder, enc: Encounter, other: Combatant) ->
 
 
 def do_interrupt(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     # Taken as an action, it answers this combatant's own Interrupt window too.
     enc.pending = [
@@ -117,7 +105,7 @@ def hold_for_interrupts(
     return True
 
 
-def settle_declared(self: ActionLadder, enc: Encounter, rng: random.Random, ev: Events) -> None:
+def settle_declared(self: ActionLadder, enc: Encounter, rng: Rng, ev: Events) -> None:
     """A declared action whose Interrupt windows are all answered or passed (and no
     Interrupt on it awaits its Dodge) goes on now."""
     for c in list(enc.combatants.values()):
@@ -196,7 +184,7 @@ def answer_first(self: ActionLadder, enc: Encounter, c: Combatant, own: list[Win
 
 
 def react_interrupt(
-    self: ActionLadder, enc: Encounter, c: Combatant, w: Window, rng: random.Random, ev: Events
+    self: ActionLadder, enc: Encounter, c: Combatant, w: Window, rng: Rng, ev: Events
 ) -> None:
     t = enc.get(w.trigger)
     if t.defeated:
@@ -260,13 +248,7 @@ def spend_bonus(self: ActionLadder, c: Combatant, n: int, what: str) -> None:
 
 
 def react(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    w: Window,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     known = {
         "defend": {"reaction", "with", "use_guard"},
@@ -291,13 +273,7 @@ def react(
 
 
 def react_defend(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    w: Window,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     spec = w.detail["attack"]
     allowed = list(spec.get("allowed", DEFENCE_REACTIONS))
@@ -347,7 +323,7 @@ def react_defend(
 
 
 def react_opportunity(
-    self: ActionLadder, enc: Encounter, c: Combatant, w: Window, rng: random.Random, ev: Events
+    self: ActionLadder, enc: Encounter, c: Combatant, w: Window, rng: Rng, ev: Events
 ) -> None:
     mover = enc.get(w.trigger)
     if mover.defeated:
@@ -363,13 +339,7 @@ def react_opportunity(
 
 
 def react_catch(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    w: Window,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     d = w.detail
     if has_effect(c, "Climbing"):

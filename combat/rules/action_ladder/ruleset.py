@@ -18,15 +18,11 @@ level is its bonus), and the attack triple ``attack`` (the weapon roll, without 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..base import (
-    Ruleset,
-    int_option,
-)
+from ..base import Ruleset, int_option
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import Refused, refuse
@@ -35,12 +31,7 @@ from ..turns import Declared, free_key
 from . import abilities, attacks, grappling, items, movement, reactions, turns
 from .attacks import check_throw
 from .catalogue import ACTIONS, PACE
-from .common import (
-    climb_stows,
-    defend_stat,
-    is_spell,
-    need,
-)
+from .common import Opts, Rng, climb_stows, defend_stat, is_spell, need
 from .grappling import check_break_free, check_grapple
 from .items import check_aid, check_toss
 from .ladder import (
@@ -54,13 +45,7 @@ from .ladder import (
     effort_label,
     left_label,
 )
-from .movement import (
-    check_crawl,
-    check_fall_prone,
-    check_jump,
-    check_movement_mode,
-    check_stand_up,
-)
+from .movement import check_crawl, check_fall_prone, check_jump, check_movement_mode, check_stand_up
 from .reactions import check_interrupt
 from .turns import check_skip
 
@@ -361,9 +346,7 @@ class ActionLadder(Ruleset):
                 table.setdefault(step, {}).update(row)
         return table
 
-    def base_cost(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
-    ) -> tuple[int, int]:
+    def base_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> tuple[int, int]:
         """(effort, Bonus Actions) at standard pace for this use of the action."""
         if a.free_kind and a.cost == 0 and a.bonus == 0:
             return (0, 1) if c.turn.get(free_key(a.free_kind), 0) else (0, 0)
@@ -378,9 +361,7 @@ class ActionLadder(Ruleset):
             return int(turns) * int(self.setting(enc, "turn_effort", c)), 0
         return a.cost, a.bonus
 
-    def cost(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
-    ) -> tuple[int, int]:
+    def cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> tuple[int, int]:
         """(effort, Bonus Actions) after Slowing or Quickening (RULINGS ladder 5)."""
         effort, bonus = self.base_cost(enc, c, a, opts)
         pace = opts.get("pace") or "standard"
@@ -403,7 +384,7 @@ class ActionLadder(Ruleset):
         new_effort, new_bonus = STEP_COST[row[pace]]
         return new_effort, new_bonus + rest
 
-    def price(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> int:
+    def price(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> int:
         try:
             return self.cost(enc, c, a, opts)[0]
         except Refused:
@@ -420,7 +401,7 @@ class ActionLadder(Ruleset):
             return "Bonus Action to Full Action"
         return cost_text(a.cost, a.bonus)
 
-    def spent_text(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> str:
+    def spent_text(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> str:
         if opts.get("_carried"):
             return " (carried over, now fully paid)"
         paid = opts.get("_paid")
@@ -438,15 +419,11 @@ class ActionLadder(Ruleset):
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
         return a.reaction
 
-    def check(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any], *, free: bool
-    ) -> None:
+    def check(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, *, free: bool) -> None:
         super().check(enc, c, a, opts, free=free)
         self.check_rules(enc, c, a, opts)
 
-    def check_timing(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
-    ) -> None:
+    def check_timing(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
         super().check_timing(enc, c, a, opts)
         mine = [w for w in enc.pending if w.reactor == c.id and w.kind in ("defend", "catch")]
         if mine:
@@ -470,9 +447,7 @@ class ActionLadder(Ruleset):
                 "to act normally (after a full round), or end the turn.",
             )
 
-    def check_limits(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
-    ) -> None:
+    def check_limits(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
         super().check_limits(enc, c, a, opts)
         if a.limit == "first_action" and c.turn.get("actions", 0):
             raise refuse(
@@ -488,7 +463,7 @@ class ActionLadder(Ruleset):
             )
         self.cost(enc, c, a, opts)  # refuses no_pace_row
 
-    def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+    def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
         effort, bonus = self.cost(enc, c, a, opts)
         label = cost_text(effort, bonus)
         have_b = c.res.get("bonus", 0)
@@ -521,7 +496,7 @@ class ActionLadder(Ruleset):
                 "a time).",
             )
 
-    def check_stats(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+    def check_stats(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
         for stat in a.extra.get("needs", ()):
             need(c, stat, a.name)
         target = enc.combatants.get(str(opts.get("target") or ""))
@@ -536,7 +511,7 @@ class ActionLadder(Ruleset):
         if a.key == "administer" and (opts.get("mode") or "first_aid") == "first_aid":
             need(c, "first_aid", "First Aid")
 
-    def check_rules(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+    def check_rules(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
         """What the rules text forbids, whoever pays (also for GM grants)."""
         tid = opts.get("target")
         target = enc.get(str(tid)) if tid else None
@@ -552,7 +527,7 @@ class ActionLadder(Ruleset):
             check(enc, c, target, opts)
 
     # --- paying ----------------------------------------------------------------------------
-    def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
+    def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
         effort, bonus = self.cost(enc, c, a, opts)
         c.res["bonus"] = c.res.get("bonus", 0) - bonus
         if climb_stows(c, a, opts):
@@ -583,13 +558,7 @@ class ActionLadder(Ruleset):
 
     # --- resolving -------------------------------------------------------------------------
     def resolve(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         # A Disengage works only for the Movement Action directly after it.
         if a.key != "disengage" and bool(c.turn.pop("disengage", None)):
@@ -626,18 +595,12 @@ class ActionLadder(Ruleset):
         c.turn.pop("disengage_active", None)
 
     def dispatch(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         super().resolve(enc, c, a, opts, rng, ev)
 
     def after_action(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any], ev: Events
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, ev: Events
     ) -> bool:
         return a.key == "skip"
 

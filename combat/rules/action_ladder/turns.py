@@ -4,31 +4,21 @@ action longer than the effort left (RULINGS ladder 2 and 7)."""
 
 from __future__ import annotations
 
-import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..base import Ruleset
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Encounter
-from .common import (
-    find_effect,
-    order_places,
-    rng_of,
-)
-from .ladder import (
-    effort_label,
-    left_label,
-)
+from .common import Opts, Rng, find_effect, order_places, rng_of
+from .ladder import effort_label, left_label
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
-def check_skip(
-    enc: Encounter, c: Combatant, target: Combatant | None, opts: dict[str, Any]
-) -> None:
+def check_skip(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if c.carry:
         raise refuse(
             "already_carrying",
@@ -214,13 +204,7 @@ def spring(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None
 
 
 def do_skip(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: dict[str, Any],
-    rng: random.Random,
-    ev: Events,
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     c.prepared = {
         "action": "skip",
