@@ -9,21 +9,34 @@ from ..base import add_effect
 from ..catalogue import ActionDef
 from ..events import Events
 from ..state import Combatant, Effect, Encounter
-from .common import Opts, Rng, bonus_of, drop_effects
+from .common import Opts, Rng, bonus_of, drop_effects, tell_contest
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
+def mark(
+    self: ActionLadder,
+    enc: Encounter,
+    c: Combatant,
+    a: ActionDef,
+    opts: Opts,
+    ev: Events,
+    e: Effect,
+    verb: str,
+    says: str,
+) -> None:
+    """An ability that leaves effect e on its user until it is spent or the user's next
+    turn; the log line names the ability, its cost and what it does."""
+    add_effect(c, e)
+    ev.add(e.name.lower(), f"{c.name} {verb}{self.spent_text(enc, c, a, opts)}: {says}", actor=c.id)
+
+
 def do_aim(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    add_effect(c, Effect("Aim", "never", None, {"to_hit": 2}, "Aim: +2 next ranged attack"))
-    ev.add(
-        "aim",
-        f"{c.name} takes Aim{self.spent_text(enc, c, a, opts)}: +2 FCS on its next Ranged Attack.",
-        actor=c.id,
-    )
+    aim = Effect("Aim", "never", None, {"to_hit": 2}, "Aim: +2 next ranged attack")
+    self.mark(enc, c, a, opts, ev, aim, "takes Aim", "+2 FCS on its next Ranged Attack.")
 
 
 def do_brace(
@@ -73,25 +86,16 @@ def do_evade(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     drop_effects(c, "Evade")
-    add_effect(c, Effect("Evade", "turn_start", c.id, {}, "Evade: AGI bonus doubled once"))
-    ev.add(
-        "evade",
-        f"{c.name} Evades{self.spent_text(enc, c, a, opts)}: its AGI bonus "
-        "counts double on its first AGI Save or Dodge before its next turn.",
-        actor=c.id,
-    )
+    evade = Effect("Evade", "turn_start", c.id, {}, "Evade: AGI bonus doubled once")
+    says = "its AGI bonus counts double on its first AGI Save or Dodge before its next turn."
+    self.mark(enc, c, a, opts, ev, evade, "Evades", says)
 
 
 def do_guard(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    add_effect(c, Effect("Guard", "turn_start", c.id, {}, "Guard: one free Parry or Block"))
-    ev.add(
-        "guard",
-        f"{c.name} Guards{self.spent_text(enc, c, a, opts)}: one free Parry "
-        "or Block before its next turn.",
-        actor=c.id,
-    )
+    guard = Effect("Guard", "turn_start", c.id, {}, "Guard: one free Parry or Block")
+    self.mark(enc, c, a, opts, ev, guard, "Guards", "one free Parry or Block before its next turn.")
 
 
 def do_feint(
@@ -104,15 +108,12 @@ def do_feint(
         add_effect(
             c, Effect("Feint", "never", None, {"to_hit": 5}, "Feint: +5 next melee attack roll")
         )
-    ev.add(
-        "feint",
+    said = (
         f"{c.name} Feints {t.name}{self.spent_text(enc, c, a, opts)}: "
         f"Deception {mine.total} against Focus save {theirs.total}: "
-        f"{'+5 to hit with its next melee attack' if won else 'no effect'}.",
-        actor=c.id,
-        involved=(t.id,),
-        rolls=(mine, theirs),
+        f"{'+5 to hit with its next melee attack' if won else 'no effect'}."
     )
+    tell_contest(ev, "feint", said, c, t, mine, theirs)
 
 
 def do_hide(
@@ -122,12 +123,9 @@ def do_hide(
     won, mine, theirs = self.contest(c, "stealth", 0, t, "perception", 0, rng, "Hide")
     if won:
         add_effect(c, Effect("Unseen", "never", None, {"by": t.id}, f"Unseen by {t.name}"))
-    ev.add(
-        "hide",
+    said = (
         f"{c.name} Hides from {t.name}{self.spent_text(enc, c, a, opts)}: "
         f"Stealth {mine.total} against Perception {theirs.total}: "
-        f"{'Unseen' if won else 'spotted'}.",
-        actor=c.id,
-        involved=(t.id,),
-        rolls=(mine, theirs),
+        f"{'Unseen' if won else 'spotted'}."
     )
+    tell_contest(ev, "hide", said, c, t, mine, theirs)

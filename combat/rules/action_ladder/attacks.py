@@ -25,6 +25,7 @@ from .common import (
     rng_of,
     roll_of,
     take_effect,
+    tell_contest,
 )
 from .ladder import DEFENCE_REACTIONS
 
@@ -343,29 +344,17 @@ def do_attack(
 def do_throw(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    spec = self.make_attack(
-        c,
-        a,
-        opts.get("target"),
-        ranged=True,
-        after="throw",
-        allowed=("dodge",),  # 'the target may Dodge or Catch it'
-        extra={"weight": int(opts.get("weight") or 0)},
-    )
+    to, extra = opts.get("target"), {"weight": int(opts.get("weight") or 0)}
+    # 'the target may Dodge or Catch it'
+    spec = self.make_attack(c, a, to, ranged=True, after="throw", allowed=("dodge",), extra=extra)
     self.launch(enc, c, spec, rng, ev)
 
 
 def do_trip(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    spec = self.make_attack(
-        c,
-        a,
-        opts.get("target"),
-        ranged=False,
-        after="trip",
-        double_fcs=bool(opts.get("trip_weapon")),
-    )
+    trip = bool(opts.get("trip_weapon"))  # a Trip weapon doubles the FCS bonus to hit
+    spec = self.make_attack(c, a, opts.get("target"), ranged=False, after="trip", double_fcs=trip)
     self.launch(enc, c, spec, rng, ev)
 
 
@@ -383,12 +372,9 @@ def do_disarm(
         add_effect(
             t, Effect("Disarmed", "never", None, {"by": c.id}, "disarmed: weapon on the ground")
         )
-    ev.add(
-        "disarm",
+    said = (
         f"{c.name} tries to Disarm {t.name}{self.spent_text(enc, c, a, opts)} "
         f"({', '.join(spec['notes'])}): {mine.total} against {theirs.total}: "
-        f"{'the weapon falls to the ground' if won else 'no effect'}.",
-        actor=c.id,
-        involved=(t.id,),
-        rolls=(mine, theirs),
+        f"{'the weapon falls to the ground' if won else 'no effect'}."
     )
+    tell_contest(ev, "disarm", said, c, t, mine, theirs)

@@ -112,3 +112,10 @@ def rng_of(ev: Events) -> random.Random:
 def is_spell(a: ActionDef) -> bool:
     """Casting a spell: the Ability or Spell action, or a GM-made action marked a spell."""
     return a.key == "ability" or a.spell
+
+
+def tell_contest(
+    ev: Events, kind: str, text: str, c: Combatant, t: Combatant, mine: dice.Roll, theirs: dice.Roll
+) -> None:
+    """A contest's log line: the one acting, the other party, and both rolls."""
+    ev.add(kind, text, actor=c.id, involved=(t.id,), rolls=(mine, theirs))

@@ -11,7 +11,16 @@ from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter
-from .common import Opts, Rng, drop_effects, find_effect, has_effect, level_of, roll_of
+from .common import (
+    Opts,
+    Rng,
+    drop_effects,
+    find_effect,
+    has_effect,
+    level_of,
+    roll_of,
+    tell_contest,
+)
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
@@ -117,15 +126,10 @@ def do_grapple(
             )
             add_effect(t, Effect("Grappled", "never", None, {"by": c.id}, f"grappled by {c.name}"))
         text += ": held"
-        ev.add("grapple", text + ".", actor=c.id, involved=(t.id,), rolls=(mine, theirs))
+        tell_contest(ev, "grapple", text + ".", c, t, mine, theirs)
     else:
-        ev.add(
-            "grapple",
-            text + ": it slips free." if due else text + ": no hold.",
-            actor=c.id,
-            involved=(t.id,),
-            rolls=(mine, theirs),
-        )
+        said = text + ": it slips free." if due else text + ": no hold."
+        tell_contest(ev, "grapple", said, c, t, mine, theirs)
         if due:
             self.release(enc, c, ev, "", quiet=True)
 
@@ -149,15 +153,12 @@ def do_break_free(
         rng,
         "Break Free",
     )
-    ev.add(
-        "grapple",
+    said = (
         f"{c.name} tries to break free of {holder.name}"
         f"{self.spent_text(enc, c, a, opts)}: {mine.total} against {theirs.total}: "
-        f"{'free' if won else 'still held'}.",
-        actor=c.id,
-        involved=(holder.id,),
-        rolls=(mine, theirs),
+        f"{'free' if won else 'still held'}."
     )
+    tell_contest(ev, "grapple", said, c, holder, mine, theirs)
     if won:
         self.release(enc, holder, ev, "", quiet=True)
 

@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
+def tell_action(ev: Events, c: Combatant, a: ActionDef, said: str) -> None:
+    """The log line of an action that only happens (drawn, dropped, picked up...)."""
+    ev.add("action", said, actor=c.id, data={"action": a.key})
+
+
 def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if target is None:
         return
@@ -56,12 +61,7 @@ def do_free(
     name = f"{verb} a weapon" if verb else a.name
     if which == "draw":
         drop_effects(c, "Disarmed")
-    ev.add(
-        "action",
-        f"{c.name} {name if verb else 'takes ' + name} ({price}){detail}.",
-        actor=c.id,
-        data={"action": a.key},
-    )
+    tell_action(ev, c, a, f"{c.name} {name if verb else 'takes ' + name} ({price}){detail}.")
 
 
 def do_pick_up(
@@ -69,12 +69,7 @@ def do_pick_up(
 ) -> None:
     drop_effects(c, "Disarmed")
     what = opts.get("text") or "an item"
-    ev.add(
-        "action",
-        f"{c.name} picks up {what}{self.spent_text(enc, c, a, opts)}.",
-        actor=c.id,
-        data={"action": a.key},
-    )
+    tell_action(ev, c, a, f"{c.name} picks up {what}{self.spent_text(enc, c, a, opts)}.")
 
 
 def do_administer(

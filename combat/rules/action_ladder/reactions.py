@@ -32,6 +32,14 @@ if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
+def trigger_of(enc: Encounter, w: Window) -> Combatant:
+    """The one whose deed opened window w; refused once it is defeated."""
+    t = enc.get(w.trigger)
+    if t.defeated:
+        raise refuse("bad_target", f"{t.name} is already defeated.")
+    return t
+
+
 def check_interrupt(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if target is not None and target.id not in c.engaged:
         raise refuse(
@@ -186,9 +194,7 @@ def answer_first(self: ActionLadder, enc: Encounter, c: Combatant, own: list[Win
 def react_interrupt(
     self: ActionLadder, enc: Encounter, c: Combatant, w: Window, rng: Rng, ev: Events
 ) -> None:
-    t = enc.get(w.trigger)
-    if t.defeated:
-        raise refuse("bad_target", f"{t.name} is already defeated.")
+    t = trigger_of(enc, w)
     a = self.action(enc, "interrupt", c)
     check_interrupt(enc, c, t, {})
     for stat in ATTACK_NEEDS:
@@ -325,9 +331,7 @@ def react_defend(
 def react_opportunity(
     self: ActionLadder, enc: Encounter, c: Combatant, w: Window, rng: Rng, ev: Events
 ) -> None:
-    mover = enc.get(w.trigger)
-    if mover.defeated:
-        raise refuse("bad_target", f"{mover.name} is already defeated.")
+    mover = trigger_of(enc, w)
     for stat in ATTACK_NEEDS:
         need(c, stat, "Attack of Opportunity")
     need(mover, defend_stat(mover, False), "defending against an Attack of Opportunity")

@@ -215,6 +215,7 @@ class ActionLadder(Ruleset):
     declined = reactions.declined
 
     # --- abilities (registered from abilities.py) ---
+    mark = abilities.mark
     do_aim = abilities.do_aim
     do_brace = abilities.do_brace
     do_assist = abilities.do_assist

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
+def end_plan(c: Combatant, ev: Events, kind: str, said: str) -> None:
+    """A Skip / Prepare plan ends (sprung or abandoned): the log says so and it is gone."""
+    ev.add(kind, said, actor=c.id)
+    c.prepared = None
+
+
 def check_skip(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if c.carry:
         raise refuse(
@@ -46,12 +52,7 @@ def on_turn_start(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) 
         # The rest of the turn that was skipped: same effort, no refill, no carry.
         c.turn = {"actions": 1}
         c.res["effort"] = min(int(c.prepared.get("effort", 0)), c.res.get("effort_max", 0))
-        ev.add(
-            "prepared",
-            f"{c.name} acts on the prepared action: {c.prepared['text']}.",
-            actor=c.id,
-        )
-        c.prepared = None
+        end_plan(c, ev, "prepared", f"{c.name} acts on the prepared action: {c.prepared['text']}.")
         return
     Ruleset.on_turn_start(self, enc, c, ev)
     c.res["effort_max"] = int(self.setting(enc, "turn_effort", c))
@@ -157,12 +158,8 @@ def abandon(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> Non
                 f"trigger: {c.name} prepared in round {c.prepared['round']} and may "
                 f"abandon it on its own turn in round {c.prepared['round'] + 1} or later.",
             )
-        ev.add(
-            "abandon",
-            f"{c.name} abandons the prepared plan ({c.prepared['text']}) and acts normally.",
-            actor=c.id,
-        )
-        c.prepared = None
+        said = f"{c.name} abandons the prepared plan ({c.prepared['text']}) and acts normally."
+        end_plan(c, ev, "abandon", said)
         return
     Ruleset.abandon(self, enc, c, ev)
 
