@@ -14,6 +14,12 @@ Stats (RULINGS ladder 8) live in ``c.stats`` as a dice expression and a bonus:
 ``acrobatics``, ``deception``, ``stealth``, ``perception``, ``first_aid`` (a skill's
 level is its bonus), and the attack triple ``attack`` (the weapon roll, without FCS),
 ``damage`` and ``defend`` (or ``defend_melee`` / ``defend_ranged``).
+
+This module holds the ladder itself (resources, the checks every action passes, paying
+and resolving). Each family of actions lives in its own module, with its checks and
+effects, and is registered on the class below (``do_move = movement.do_move``): movement,
+attacks, grappling, reactions, abilities, items, turns and costs; docs/rules.md has the
+table of which rule lives where.
 """
 
 from __future__ import annotations
@@ -25,35 +31,19 @@ from typing import Any
 from ..base import Ruleset, int_option
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
-from ..refusal import Refused, refuse
+from ..refusal import refuse
 from ..state import Combatant, Encounter
 from ..turns import Declared, free_key
-from . import abilities, attacks, grappling, items, movement, reactions, turns
+from . import abilities, attacks, costs, grappling, items, movement, reactions, turns
 from .attacks import check_throw
 from .catalogue import ACTIONS, PACE
 from .common import Opts, Rng, climb_stows, defend_stat, is_spell, need
 from .grappling import check_break_free, check_grapple
 from .items import check_aid, check_toss
-from .ladder import (
-    EFFORT_STEP,
-    PACE_TABLE,
-    STEP_COST,
-    STEP_LABEL,
-    STEPS,
-    bonus_label,
-    cost_text,
-    effort_label,
-    left_label,
-)
+from .ladder import cost_text, effort_label, left_label
 from .movement import check_crawl, check_fall_prone, check_jump, check_movement_mode, check_stand_up
 from .reactions import check_interrupt
 from .turns import check_skip
-
-# --- small helpers --------------------------------------------------------------------
-
-
-# --- the ruleset ----------------------------------------------------------------------
-
 
 # --- what the rules forbid, action by action (ActionLadder.check_rules) ---------------------
 #
@@ -240,6 +230,15 @@ class ActionLadder(Ruleset):
     spring = turns.spring
     do_skip = turns.do_skip
 
+    # --- costs (registered from costs.py) ---
+    pace_table = costs.pace_table
+    base_cost = costs.base_cost
+    cost = costs.cost
+    price = costs.price
+    cost_label = costs.cost_label
+    spent_text = costs.spent_text
+    set_pace = costs.set_pace
+
     # --- resources ----------------------------------------------------------------------
     def init_combatant(self, enc: Encounter, c: Combatant) -> None:
         c.res["effort_max"] = int(self.setting(enc, "turn_effort", c))
@@ -339,82 +338,6 @@ class ActionLadder(Ruleset):
             if a.custom and a.timing != REACTION and PACE not in a.options:
                 cat[key] = replace(a, options=(*a.options, PACE))
         return cat
-
-    def pace_table(self, enc: Encounter | None) -> dict[str, dict[str, str]]:
-        table = {k: dict(v) for k, v in PACE_TABLE.items()}
-        if enc is not None:
-            for step, row in (enc.settings.get("pace_table") or {}).items():
-                table.setdefault(step, {}).update(row)
-        return table
-
-    def base_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> tuple[int, int]:
-        """(effort, Bonus Actions) at standard pace for this use of the action."""
-        if a.free_kind and a.cost == 0 and a.bonus == 0:
-            return (0, 1) if c.turn.get(free_key(a.free_kind), 0) else (0, 0)
-        if a.key == "grapple" and (opts.get("with_bonus") or c.turn.get("sustain_due")):
-            return tuple(a.extra["alt"])
-        if climb_stows(c, a, opts) and c.turn.get("free_draw_stow", 0):
-            return a.cost, a.bonus + 1  # the free Draw/Stow is used: this stow costs one
-        if a.key == "ability":
-            return STEP_COST[str(opts.get("length") or "one")]
-        if a.key == "extended":
-            turns = opts.get("turns") or self.setting(enc, "extended_turns", c)
-            return int(turns) * int(self.setting(enc, "turn_effort", c)), 0
-        return a.cost, a.bonus
-
-    def cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> tuple[int, int]:
-        """(effort, Bonus Actions) after Slowing or Quickening (RULINGS ladder 5)."""
-        effort, bonus = self.base_cost(enc, c, a, opts)
-        pace = opts.get("pace") or "standard"
-        if pace == "standard":
-            return effort, bonus
-        if effort:
-            step, rest = EFFORT_STEP.get(effort), bonus
-        elif bonus:
-            step, rest = "bonus", bonus - 1  # one Bonus Action is the step that moves
-        else:
-            step, rest = None, 0
-        row = self.pace_table(enc).get(step or "", {})
-        if a.extra.get("label") or step is None or pace not in row:
-            what = a.extra.get("label") or cost_text(effort, bonus)
-            raise refuse(
-                "no_pace_row",
-                f"{a.name} cannot be {pace}: a {what} is not on the Slow and Quicken table "
-                "(Bonus Action to Full Action).",
-            )
-        new_effort, new_bonus = STEP_COST[row[pace]]
-        return new_effort, new_bonus + rest
-
-    def price(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> int:
-        try:
-            return self.cost(enc, c, a, opts)[0]
-        except Refused:
-            return a.cost
-
-    def cost_label(self, a: ActionDef) -> str:
-        if a.extra.get("label"):
-            return str(a.extra["label"])
-        if a.free_kind and a.cost == 0 and a.bonus == 0:
-            return "Free Action (then Bonus Action)"
-        if a.key == "grapple":
-            return f"{effort_label(a.cost)} or {bonus_label(a.extra['alt'][1])}"
-        if a.key == "ability":
-            return "Bonus Action to Full Action"
-        return cost_text(a.cost, a.bonus)
-
-    def spent_text(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> str:
-        if opts.get("_carried"):
-            return " (carried over, now fully paid)"
-        paid = opts.get("_paid")
-        if not paid:
-            return ""
-        return f" ({cost_text(*paid)})"
-
-    # --- flow ------------------------------------------------------------------------------
-
-    # --- carry-over (RULINGS ladder 2) ----------------------------------------------------
-
-    # --- Skip / Prepare (RULINGS ladder 7) -------------------------------------------------
 
     # --- checks ----------------------------------------------------------------------------
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
@@ -604,40 +527,3 @@ class ActionLadder(Ruleset):
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, ev: Events
     ) -> bool:
         return a.key == "skip"
-
-    # --- movement --------------------------------------------------------------------------
-
-    # --- simple combat actions -----------------------------------------------------------
-
-    # --- contests ----------------------------------------------------------------------------
-
-    # --- attacks -----------------------------------------------------------------------------
-
-    # --- Interrupt windows (action-ladder.md, Reactions: Interrupt) -------------------------
-
-    # --- Skip, Toss, Catch -------------------------------------------------------------------
-
-    # --- reactions ---------------------------------------------------------------------------
-
-    # --- GM: the pace table --------------------------------------------------------------------
-    def set_pace(self, enc: Encounter, cmd: dict[str, Any], ev: Events) -> None:
-        """The GM edits the Slow/Quicken table: {"step", "pace", "to"} or {"reset": true}."""
-        if cmd.get("reset") in (True, "true", "1", 1):
-            enc.settings.pop("pace_table", None)
-            ev.add("ruling", "The GM restores the printed Slow and Quicken table.", ruling=True)
-            return
-        by_label = {v.lower(): k for k, v in STEP_LABEL.items()}
-        step = by_label.get(str(cmd.get("step")).lower(), cmd.get("step"))
-        to = by_label.get(str(cmd.get("to")).lower(), cmd.get("to"))
-        pace = cmd.get("pace")
-        if step not in STEPS or to not in STEPS:
-            raise refuse("bad_option", f"Step and result must be one of {', '.join(STEPS)}.")
-        if pace not in ("slowed", "quickened"):
-            raise refuse("bad_option", "Pace must be 'slowed' or 'quickened'.")
-        table = enc.settings.setdefault("pace_table", {})
-        table.setdefault(step, {})[pace] = to
-        ev.add(
-            "ruling",
-            f"The GM rules that a {pace} {STEP_LABEL[step]} takes {STEP_LABEL[to]}.",
-            ruling=True,
-        )
