@@ -101,8 +101,7 @@ def do_guard(
 def do_feint(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    t = enc.get(opts["target"])
-    won, mine, theirs = self.contest(c, "deception", 0, t, "FCS", 0, rng, "Feint")
+    t, won, mine, theirs = self.challenge(enc, c, opts, "deception", "FCS", rng, "Feint")
     if won:
         drop_effects(c, "Feint")
         add_effect(
@@ -119,8 +118,7 @@ def do_feint(
 def do_hide(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    t = enc.get(opts["target"])
-    won, mine, theirs = self.contest(c, "stealth", 0, t, "perception", 0, rng, "Hide")
+    t, won, mine, theirs = self.challenge(enc, c, opts, "stealth", "perception", rng, "Hide")
     if won:
         add_effect(c, Effect("Unseen", "never", None, {"by": t.id}, f"Unseen by {t.name}"))
     said = (

@@ -214,30 +214,28 @@ def strike(
     # defender's own rolls, not the attacker's name, bonuses or dice.
     unseen_head = f"Someone unseen: {spec['name']} on {t.name}, against {against}"
     seen_rolls = tuple(rolls[1:])
-    if atk.total < total:
-        data = {"hit": False, "target": t.id, "action": spec["action"]}
-        line = ev.add(
+
+    def tell(result: str, data: dict[str, Any]) -> dict[str, Any]:
+        """The attack's log line, with every roll made so far."""
+        return ev.add(
             "attack",
-            f"{head}: miss.",
+            f"{head}: {result}",
             actor=c.id,
             involved=(t.id,),
             rolls=tuple(rolls),
             data=data,
         )
+
+    if atk.total < total:
+        data = {"hit": False, "target": t.id, "action": spec["action"]}
+        line = tell("miss.", data)
         if c.hidden:
             ev.unseen(line, c.id, f"{unseen_head}: miss.", seen_rolls, data)
         return
     dmg = roll_of(c, "damage", 0, rng, spec["name"])
     rolls.append(dmg)
     data = {"hit": True, "damage": dmg.total, "target": t.id, "action": spec["action"]}
-    line = ev.add(
-        "attack",
-        f"{head}: hit for {dmg.total} damage.",
-        actor=c.id,
-        involved=(t.id,),
-        rolls=tuple(rolls),
-        data=data,
-    )
+    line = tell(f"hit for {dmg.total} damage.", data)
     ev.health(
         line,
         t.id,

@@ -11,24 +11,15 @@ from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Encounter
 from ..turns import free_key
+from . import ladder
 from .common import Opts, climb_stows
-from .ladder import (
-    EFFORT_STEP,
-    PACE_TABLE,
-    STEP_COST,
-    STEP_LABEL,
-    STEPS,
-    bonus_label,
-    cost_text,
-    effort_label,
-)
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
 def pace_table(self: ActionLadder, enc: Encounter | None) -> dict[str, dict[str, str]]:
-    table = {k: dict(v) for k, v in PACE_TABLE.items()}
+    table = {k: dict(v) for k, v in ladder.PACE_TABLE.items()}
     if enc is not None:
         for step, row in (enc.settings.get("pace_table") or {}).items():
             table.setdefault(step, {}).update(row)
@@ -46,7 +37,7 @@ def base_cost(
     if climb_stows(c, a, opts) and c.turn.get("free_draw_stow", 0):
         return a.cost, a.bonus + 1  # the free Draw/Stow is used: this stow costs one
     if a.key == "ability":
-        return STEP_COST[str(opts.get("length") or "one")]
+        return ladder.STEP_COST[str(opts.get("length") or "one")]
     if a.key == "extended":
         turns = opts.get("turns") or self.setting(enc, "extended_turns", c)
         return int(turns) * int(self.setting(enc, "turn_effort", c)), 0
@@ -62,20 +53,20 @@ def cost(
     if pace == "standard":
         return effort, bonus
     if effort:
-        step, rest = EFFORT_STEP.get(effort), bonus
+        step, rest = ladder.EFFORT_STEP.get(effort), bonus
     elif bonus:
         step, rest = "bonus", bonus - 1  # one Bonus Action is the step that moves
     else:
         step, rest = None, 0
     row = self.pace_table(enc).get(step or "", {})
     if a.extra.get("label") or step is None or pace not in row:
-        what = a.extra.get("label") or cost_text(effort, bonus)
+        what = a.extra.get("label") or ladder.cost_text(effort, bonus)
         raise refuse(
             "no_pace_row",
             f"{a.name} cannot be {pace}: a {what} is not on the Slow and Quicken table "
             "(Bonus Action to Full Action).",
         )
-    new_effort, new_bonus = STEP_COST[row[pace]]
+    new_effort, new_bonus = ladder.STEP_COST[row[pace]]
     return new_effort, new_bonus + rest
 
 
@@ -92,10 +83,10 @@ def cost_label(self: ActionLadder, a: ActionDef) -> str:
     if a.free_kind and a.cost == 0 and a.bonus == 0:
         return "Free Action (then Bonus Action)"
     if a.key == "grapple":
-        return f"{effort_label(a.cost)} or {bonus_label(a.extra['alt'][1])}"
+        return f"{ladder.effort_label(a.cost)} or {ladder.bonus_label(a.extra['alt'][1])}"
     if a.key == "ability":
         return "Bonus Action to Full Action"
-    return cost_text(a.cost, a.bonus)
+    return ladder.cost_text(a.cost, a.bonus)
 
 
 def spent_text(self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> str:
@@ -104,7 +95,7 @@ def spent_text(self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, o
     paid = opts.get("_paid")
     if not paid:
         return ""
-    return f" ({cost_text(*paid)})"
+    return f" ({ladder.cost_text(*paid)})"
 
 
 def set_pace(self: ActionLadder, enc: Encounter, cmd: dict[str, Any], ev: Events) -> None:
@@ -113,18 +104,18 @@ def set_pace(self: ActionLadder, enc: Encounter, cmd: dict[str, Any], ev: Events
         enc.settings.pop("pace_table", None)
         ev.add("ruling", "The GM restores the printed Slow and Quicken table.", ruling=True)
         return
-    by_label = {v.lower(): k for k, v in STEP_LABEL.items()}
+    by_label = {v.lower(): k for k, v in ladder.STEP_LABEL.items()}
     step = by_label.get(str(cmd.get("step")).lower(), cmd.get("step"))
     to = by_label.get(str(cmd.get("to")).lower(), cmd.get("to"))
     pace = cmd.get("pace")
-    if step not in STEPS or to not in STEPS:
-        raise refuse("bad_option", f"Step and result must be one of {', '.join(STEPS)}.")
+    if step not in ladder.STEPS or to not in ladder.STEPS:
+        raise refuse("bad_option", f"Step and result must be one of {', '.join(ladder.STEPS)}.")
     if pace not in ("slowed", "quickened"):
         raise refuse("bad_option", "Pace must be 'slowed' or 'quickened'.")
     table = enc.settings.setdefault("pace_table", {})
     table.setdefault(step, {})[pace] = to
     ev.add(
         "ruling",
-        f"The GM rules that a {pace} {STEP_LABEL[step]} takes {STEP_LABEL[to]}.",
+        f"The GM rules that a {pace} {ladder.STEP_LABEL[step]} takes {ladder.STEP_LABEL[to]}.",
         ruling=True,
     )

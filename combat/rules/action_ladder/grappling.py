@@ -63,11 +63,26 @@ def contest(
     return mine.total > theirs.total, mine, theirs
 
 
+def challenge(
+    self: ActionLadder,
+    enc: Encounter,
+    c: Combatant,
+    opts: Opts,
+    mine: str,
+    theirs: str,
+    rng: Rng,
+    why: str,
+) -> tuple[Combatant, bool, dice.Roll, dice.Roll]:
+    """A contest, without bonuses, against the declared target: (target, won, rolls)."""
+    t = enc.get(opts["target"])
+    won, my_roll, their_roll = self.contest(c, mine, 0, t, theirs, 0, rng, why)
+    return t, won, my_roll, their_roll
+
+
 def do_shove(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    t = enc.get(opts["target"])
-    won, mine, theirs = self.contest(c, "STR", 0, t, "STR", 0, rng, "Shove")
+    t, won, mine, theirs = self.challenge(enc, c, opts, "STR", "STR", rng, "Shove")
     text = f"STR {mine.total} against {theirs.total}"
     rolls = [mine, theirs]
     if won:

@@ -163,6 +163,7 @@ class ActionLadder(Ruleset):
 
     # --- grappling (registered from grappling.py) ---
     contest = grappling.contest
+    challenge = grappling.challenge
     do_shove = grappling.do_shove
     grapple_extra = grappling.grapple_extra
     do_grapple = grappling.do_grapple
