@@ -55,12 +55,11 @@ def do_brace(
             f"Brace: double RES (+{res} defence)",
         ),
     )
-    ev.add(
-        "brace",
+    said = (
         f"{c.name} Braces{self.spent_text(enc, c, a, opts)}: +{res} (double RES) "
-        "on every defence roll until its next turn.",
-        actor=c.id,
+        "on every defence roll until its next turn."
     )
+    ev.add("brace", said, actor=c.id)
 
 
 def do_assist(
@@ -73,13 +72,11 @@ def do_assist(
     what = f" with {opts['text']}" if opts.get("text") else ""
     drop_effects(t, "Assisted")
     add_effect(t, Effect("Assisted", "turn_start", c.id, {"by": c.id}, f"Assisted by {c.name}"))
-    ev.add(
-        "assist",
+    said = (
         f"{c.name} Assists {t.name}{what}{self.spent_text(enc, c, a, opts)}: the GM "
-        "judges what the help is worth, until its next turn.",
-        actor=c.id,
-        involved=(t.id,),
+        "judges what the help is worth, until its next turn."
     )
+    ev.add("assist", said, actor=c.id, involved=(t.id,))
 
 
 def do_evade(

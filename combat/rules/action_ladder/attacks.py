@@ -127,13 +127,11 @@ def launch(
     if not tid:
         atk = roll_of(c, "attack", spec["to_hit"], rng, spec["name"])
         dmg = roll_of(c, "damage", 0, rng, spec["name"])
-        ev.add(
-            "attack",
+        said = (
             f"{c.name}: {spec['name']} ({', '.join(spec['notes'])}), roll "
-            f"{atk.total}, damage {dmg.total} (no target named; the GM judges).",
-            actor=c.id,
-            rolls=(atk, dmg),
+            f"{atk.total}, damage {dmg.total} (no target named; the GM judges)."
         )
+        ev.add("attack", said, actor=c.id, rolls=(atk, dmg))
         return
     t = enc.get(tid)
     if not spec["ranged"] and not spec.get("no_engage"):
@@ -144,11 +142,14 @@ def launch(
         w = Window(enc.new_id("w", rng_of(ev)), "defend", t.id, c.id, detail)
         enc.pending.append(w)
         names = [k.capitalize() for k in choices]
-        ev.add(
-            "window",
+        said = (
             f"{c.name} attacks {t.name} with {spec['name']} "
             f"({', '.join(spec['notes'])}): {t.name} may {or_list(names)}, or take it "
-            "on its plain defence.",
+            "on its plain defence."
+        )
+        ev.add(
+            "window",
+            said,
             actor=t.id,
             involved=(c.id,),
             data={"window": w.id, "reactor": t.id, "choices": choices},
@@ -217,14 +218,8 @@ def strike(
 
     def tell(result: str, data: dict[str, Any]) -> dict[str, Any]:
         """The attack's log line, with every roll made so far."""
-        return ev.add(
-            "attack",
-            f"{head}: {result}",
-            actor=c.id,
-            involved=(t.id,),
-            rolls=tuple(rolls),
-            data=data,
-        )
+        said = f"{head}: {result}"
+        return ev.add("attack", said, actor=c.id, involved=(t.id,), rolls=tuple(rolls), data=data)
 
     if atk.total < total:
         data = {"hit": False, "target": t.id, "action": spec["action"]}
@@ -272,20 +267,12 @@ def agi_save_or_prone(
         note = f" (Evade +{extra})"
     save = roll_of(t, "AGI", extra, rng, "AGI save against Trip")
     if save.total >= dc:
-        ev.add(
-            "save",
-            f"{t.name} keeps its feet: AGI save {save.total}{note} against {dc}.",
-            actor=t.id,
-            rolls=(save,),
-        )
+        said = f"{t.name} keeps its feet: AGI save {save.total}{note} against {dc}."
+        ev.add("save", said, actor=t.id, rolls=(save,))
     else:
         self.knock_prone(t)
-        ev.add(
-            "save",
-            f"{t.name} falls prone: AGI save {save.total}{note} against {dc}.",
-            actor=t.id,
-            rolls=(save,),
-        )
+        said = f"{t.name} falls prone: AGI save {save.total}{note} against {dc}."
+        ev.add("save", said, actor=t.id, rolls=(save,))
 
 
 def lose_action(
@@ -315,20 +302,14 @@ def lose_action(
         enc.interject = [i for i in enc.interject if i != t.id]
     lost = list(dict.fromkeys(lost))  # a spell started now is declared and carried
     if lost:
-        ev.add(
-            "interrupted",
+        said = (
             f"{by.name} Interrupts {t.name}: {' and '.join(lost)} "
-            f"{'is' if len(lost) == 1 else 'are'} lost.",
-            actor=by.id,
-            involved=(t.id,),
+            f"{'is' if len(lost) == 1 else 'are'} lost."
         )
+        ev.add("interrupted", said, actor=by.id, involved=(t.id,))
     else:
-        ev.add(
-            "interrupted",
-            f"{t.name} had nothing under way to lose.",
-            actor=by.id,
-            involved=(t.id,),
-        )
+        said = f"{t.name} had nothing under way to lose."
+        ev.add("interrupted", said, actor=by.id, involved=(t.id,))
 
 
 def do_attack(

@@ -114,8 +114,5 @@ def set_pace(self: ActionLadder, enc: Encounter, cmd: dict[str, Any], ev: Events
         raise refuse("bad_option", "Pace must be 'slowed' or 'quickened'.")
     table = enc.settings.setdefault("pace_table", {})
     table.setdefault(step, {})[pace] = to
-    ev.add(
-        "ruling",
-        f"The GM rules that a {pace} {ladder.STEP_LABEL[step]} takes {ladder.STEP_LABEL[to]}.",
-        ruling=True,
-    )
+    said = f"The GM rules that a {pace} {ladder.STEP_LABEL[step]} takes {ladder.STEP_LABEL[to]}."
+    ev.add("ruling", said, ruling=True)

@@ -99,13 +99,8 @@ def do_shove(
             text += f" and falls prone (STR save {save.total} against {mine.total})"
     else:
         text += ": it holds its ground"
-    ev.add(
-        "shove",
-        f"{c.name} Shoves {t.name}{self.spent_text(enc, c, a, opts)}: {text}.",
-        actor=c.id,
-        involved=(t.id,),
-        rolls=tuple(rolls),
-    )
+    said = f"{c.name} Shoves {t.name}{self.spent_text(enc, c, a, opts)}: {text}."
+    ev.add("shove", said, actor=c.id, involved=(t.id,), rolls=tuple(rolls))
 
 
 def grapple_extra(self: ActionLadder, c: Combatant, defending: bool) -> int:
@@ -197,9 +192,5 @@ def release(
             if not (x.name == "Grappled" and x.detail.get("by") == grappler.id)
         ]
     if e is not None and not quiet:
-        ev.add(
-            "grapple",
-            f"{grappler.name} lets go of {enc.name_of(held.id if held else None)}: {why}.",
-            actor=grappler.id,
-            involved=(held.id if held else None,),
-        )
+        said = f"{grappler.name} lets go of {enc.name_of(held.id if held else None)}: {why}."
+        ev.add("grapple", said, actor=grappler.id, involved=(held.id if held else None,))

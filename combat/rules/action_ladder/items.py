@@ -81,23 +81,17 @@ def do_administer(
         before = flow.heal(enc, t, level)
         healed = "" if before is None else f" ({before} → {t.hp} HP)"
         spent = self.spent_text(enc, c, a, opts)
-        line = ev.add(
-            "heal",
-            f"{c.name} administers First Aid to {t.name}{spent}: heals {level}{healed}.",
-            actor=c.id,
-            involved=(t.id,),
-        )
+        said = f"{c.name} administers First Aid to {t.name}{spent}: heals {level}{healed}."
+        line = ev.add("heal", said, actor=c.id, involved=(t.id,))
         ev.health(line, t.id, f"{c.name} administers First Aid to {t.name}{spent}.")
         flow.stand_if_healed(enc, t, ev)
     else:
         what = opts.get("text") or "a potion"
-        ev.add(
-            "action",
+        said = (
             f"{c.name} helps {t.name} drink {what}"
-            f"{self.spent_text(enc, c, a, opts)}: its benefits apply at once.",
-            actor=c.id,
-            involved=(t.id,),
+            f"{self.spent_text(enc, c, a, opts)}: its benefits apply at once."
         )
+        ev.add("action", said, actor=c.id, involved=(t.id,))
 
 
 def do_aid(
@@ -107,12 +101,8 @@ def do_aid(
     cond = str(opts["condition"])
     e = find_effect(t, cond)
     if e is None:
-        ev.add(
-            "aid",
-            f"{c.name} aids {t.name}, who is no longer {cond}.",
-            actor=c.id,
-            involved=(t.id,),
-        )
+        said = f"{c.name} aids {t.name}, who is no longer {cond}."
+        ev.add("aid", said, actor=c.id, involved=(t.id,))
         return
     stacks = int(e.detail.get("stacks", 1) or 1)
     rolls: tuple[dice.Roll, ...] = ()
@@ -135,13 +125,8 @@ def do_aid(
         text = f"loses {stacks - left} {cond.capitalize()} stacks ({left} left)"
         if cond == "bleeding":
             text += f" (First Aid roll {rolls[0].total} − 10)"
-    ev.add(
-        "aid",
-        f"{c.name} aids {t.name}{self.spent_text(enc, c, a, opts)}: {t.name} {text}.",
-        actor=c.id,
-        involved=(t.id,),
-        rolls=rolls,
-    )
+    said = f"{c.name} aids {t.name}{self.spent_text(enc, c, a, opts)}: {t.name} {text}."
+    ev.add("aid", said, actor=c.id, involved=(t.id,), rolls=rolls)
 
 
 def do_toss(
@@ -150,12 +135,10 @@ def do_toss(
     what = opts.get("text") or "an item"
     tid = opts.get("target")
     t = enc.get(tid) if tid else None
-    ev.add(
-        "toss",
-        f"{c.name} tosses {what}{self.spent_text(enc, c, a, opts)}{' to ' + t.name if t else ''}.",
-        actor=c.id,
-        involved=(tid,),
+    said = (
+        f"{c.name} tosses {what}{self.spent_text(enc, c, a, opts)}{' to ' + t.name if t else ''}."
     )
+    ev.add("toss", said, actor=c.id, involved=(tid,))
     if t is None:
         return
     weight, wd = int(opts.get("weight") or 0), int(opts.get("wd") or 0)

@@ -170,13 +170,8 @@ def do_move(
         notes.append(f"a {jump} jump of up to {metres(jd)} (height {metres(jh)}) from it")
     extra = f"; {'; '.join(notes)}" if notes else ""
     c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
-    ev.add(
-        "move",
-        f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, up to {metres(dist)}{extra}.",
-        actor=c.id,
-        rolls=rolls,
-        data={"action": key, "metres": round(dist, 2)},
-    )
+    said = f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, up to {metres(dist)}{extra}."
+    ev.add("move", said, actor=c.id, rolls=rolls, data={"action": key, "metres": round(dist, 2)})
     self.leave(enc, c, opts, ev)
 
 
@@ -188,10 +183,13 @@ def do_jump(
         c, enc, kind, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
     )
     c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
+    said = (
+        f"{c.name}: {kind} Jump{self.spent_text(enc, c, a, opts)}, up to "
+        f"{metres(dist)} across and {metres(height)} high."
+    )
     ev.add(
         "move",
-        f"{c.name}: {kind} Jump{self.spent_text(enc, c, a, opts)}, up to "
-        f"{metres(dist)} across and {metres(height)} high.",
+        said,
         actor=c.id,
         data={"action": "jump", "metres": round(dist, 2), "height": round(height, 2)},
     )
@@ -212,13 +210,12 @@ def do_fall_prone(
     if opts.get("deep_water"):
         # 'You cannot fall prone in water that is waist-deep or deeper - you begin to swim.'
         add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
-        ev.add(
-            "swim",
+        said = (
             f"{c.name} cannot fall prone in water waist-deep or deeper: it begins to "
             f"swim instead{self.spent_text(enc, c, a, opts)}, and keeps to Swim until a "
-            "Step gets it up or out.",
-            actor=c.id,
+            "Step gets it up or out."
         )
+        ev.add("swim", said, actor=c.id)
         return
     self.knock_prone(c)
     ev.add("prone", f"{c.name} falls prone{self.spent_text(enc, c, a, opts)}.", actor=c.id)
@@ -233,9 +230,8 @@ def do_disengage(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     c.turn["disengage"] = True
-    ev.add(
-        "disengage",
+    said = (
         f"{c.name} Disengages (Bonus Action): the Movement Action "
-        "directly after it does not provoke.",
-        actor=c.id,
+        "directly after it does not provoke."
     )
+    ev.add("disengage", said, actor=c.id)

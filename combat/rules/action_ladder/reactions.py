@@ -102,14 +102,11 @@ def hold_for_interrupts(
             {"declared": held["name"], "cost": 2},
         )
         enc.pending.append(w)
-        ev.add(
-            "window",
+        said = (
             f"{c.name} declares {held['name']}: {o.name} may Interrupt it "
-            "(2 Bonus Actions, a melee attack; on a hit it is lost).",
-            actor=o.id,
-            involved=(c.id,),
-            data={"window": w.id, "reactor": o.id},
+            "(2 Bonus Actions, a melee attack; on a hit it is lost)."
         )
+        ev.add("window", said, actor=o.id, involved=(c.id,), data={"window": w.id, "reactor": o.id})
     return True
 
 
@@ -137,11 +134,8 @@ def settle_declared(self: ActionLadder, enc: Encounter, rng: Rng, ev: Events) ->
         target = held["spec"].get("target") if held["kind"] == "attack" else None
         if target and target not in enc.combatants:
             # RULINGS ladder 2, as for a carried action: its target is gone.
-            ev.add(
-                "fizzle",
-                f"{c.name}'s {held['name']} comes to nothing: its target is gone.",
-                actor=c.id,
-            )
+            said = f"{c.name}'s {held['name']} comes to nothing: its target is gone."
+            ev.add("fizzle", said, actor=c.id)
             continue
         try:
             if held["kind"] == "attack":
@@ -150,11 +144,8 @@ def settle_declared(self: ActionLadder, enc: Encounter, rng: Rng, ev: Events) ->
                 a = self.action(enc, held["action"], c)
                 self.resolve(enc, c, a, {**held["opts"], "_cleared": True}, rng, ev)
         except Refused as r:
-            ev.add(
-                "fizzle",
-                f"{c.name}'s {held['name']} comes to nothing: {r.refusal.message}",
-                actor=c.id,
-            )
+            said = f"{c.name}'s {held['name']} comes to nothing: {r.refusal.message}"
+            ev.add("fizzle", said, actor=c.id)
 
 
 def settle(self: ActionLadder, enc: Encounter, ev: Events) -> None:
@@ -225,13 +216,8 @@ def open_catch(
 ) -> None:
     w = Window(enc.new_id("w", rng_of(ev)), "catch", t.id, c.id, detail)
     enc.pending.append(w)
-    ev.add(
-        "window",
-        f"{t.name} may try to Catch {detail['name']} (Bonus Action).",
-        actor=t.id,
-        involved=(c.id,),
-        data={"window": w.id, "reactor": t.id},
-    )
+    said = f"{t.name} may try to Catch {detail['name']} (Bonus Action)."
+    ev.add("window", said, actor=t.id, involved=(c.id,), data={"window": w.id, "reactor": t.id})
 
 
 def can_react(self: ActionLadder, enc: Encounter, c: Combatant, kind: str) -> bool:
@@ -366,40 +352,26 @@ def react_catch(
         fcs = roll_of(c, "FCS", 0, rng, "Catch")
         total = agi.total + fcs.total
         if total >= d["attack"]:
-            ev.add(
-                "catch",
-                f"{c.name} catches {d['name']}: AGI + FCS save {total} against {d['attack']}.",
-                actor=c.id,
-                rolls=(agi, fcs),
-            )
+            said = f"{c.name} catches {d['name']}: AGI + FCS save {total} against {d['attack']}."
+            ev.add("catch", said, actor=c.id, rolls=(agi, fcs))
             return
-        ev.add(
-            "catch",
+        said = (
             f"{c.name} fails to catch {d['name']} (AGI + FCS save {total} "
-            f"against {d['attack']}): it hits and falls to {c.name}'s feet.",
-            actor=c.id,
-            rolls=(agi, fcs),
+            f"against {d['attack']}): it hits and falls to {c.name}'s feet."
         )
+        ev.add("catch", said, actor=c.id, rolls=(agi, fcs))
         apply_damage(enc, c, int(d["damage"]), ev, source=w.trigger)
         return
     dc = 15 + int(d["weight"])
     r = roll_of(c, "FCS", 0, rng, "Catch")
     if r.total >= dc:
-        ev.add(
-            "catch",
-            f"{c.name} catches {d['name']}: FCS check {r.total} against {dc}.",
-            actor=c.id,
-            rolls=(r,),
-        )
+        said = f"{c.name} catches {d['name']}: FCS check {r.total} against {dc}."
+        ev.add("catch", said, actor=c.id, rolls=(r,))
         return
     hurt = 2 * int(d["weight"]) + int(d.get("wd") or 0)
     fumble = f"{c.name} fumbles {d['name']} (FCS check {r.total} against {dc})"
-    line = ev.add(
-        "catch",
-        f"{fumble}: {hurt} damage and it falls to {c.name}'s feet.",
-        actor=c.id,
-        rolls=(r,),
-    )
+    said = f"{fumble}: {hurt} damage and it falls to {c.name}'s feet."
+    line = ev.add("catch", said, actor=c.id, rolls=(r,))
     ev.health(line, c.id, f"{fumble}: it falls to {c.name}'s feet.", (r,))
     apply_damage(enc, c, hurt, ev, source=w.trigger)
 

@@ -490,11 +490,8 @@ class ActionLadder(Ruleset):
             if a.extra.get("movement"):
                 c.turn["disengage_active"] = True
             else:
-                ev.add(
-                    "disengage",
-                    f"{c.name}'s Disengage is wasted: no Movement Action directly after it.",
-                    actor=c.id,
-                )
+                said = f"{c.name}'s Disengage is wasted: no Movement Action directly after it."
+                ev.add("disengage", said, actor=c.id)
         # A grapple not sustained first thing in the grappler's turn ends.
         if a.key != "grapple" and bool(c.turn.pop("sustain_due", None)):
             self.release(enc, c, ev, "the grapple was not sustained")
@@ -506,11 +503,14 @@ class ActionLadder(Ruleset):
         if started:
             c.turn.pop("disengage_active", None)
             paid, rest = started
-            ev.add(
-                "action_started",
+            said = (
                 f"{c.name} starts {a.name} ({cost_text(*opts['_paid'])}): pays "
                 f"{left_label(paid)} now, {effort_label(rest)} carries over to the next "
-                "turn, and it resolves when fully paid.",
+                "turn, and it resolves when fully paid."
+            )
+            ev.add(
+                "action_started",
+                said,
                 actor=c.id,
                 involved=(opts.get("target"),),
                 data={"action": a.key},

@@ -61,13 +61,12 @@ def on_turn_start(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) 
     c.res["bonus"] = c.res["bonus_max"]
     if c.prepared:
         c.prepared["may_abandon"] = True
-        ev.add(
-            "prepared",
+        said = (
             f"{c.name} is still waiting ({c.prepared['text']}): a full "
             "round has passed, so it may abandon the plan and act, or end the turn "
-            "and keep waiting.",
-            actor=c.id,
+            "and keep waiting."
         )
+        ev.add("prepared", said, actor=c.id)
     grappling = find_effect(c, "Grappling")
     if grappling is not None:
         held = enc.combatants.get(str(grappling.detail.get("target")))
@@ -75,13 +74,11 @@ def on_turn_start(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) 
             self.release(enc, c, ev, "there is nobody left to hold")
         else:
             c.turn["sustain_due"] = held.id
-            ev.add(
-                "grapple",
+            said = (
                 f"{c.name} must sustain the grapple on {held.name} now "
-                "(Grapple, 2 Bonus Actions) or let go.",
-                actor=c.id,
-                involved=(held.id,),
+                "(Grapple, 2 Bonus Actions) or let go."
             )
+            ev.add("grapple", said, actor=c.id, involved=(held.id,))
     if c.carry:
         self.pay_carry(enc, c, ev)
 
@@ -90,12 +87,11 @@ def on_turn_end(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) ->
     left = c.res.get("effort", 0)
     c.res["effort"] = 0
     if left:
-        ev.add(
-            "effort_lost",
+        said = (
             f"{c.name}'s unspent {left_label(left)} "
-            f"{'is' if left < 3 else 'are'} lost; Bonus Actions stay for Reactions.",
-            actor=c.id,
+            f"{'is' if left < 3 else 'are'} lost; Bonus Actions stay for Reactions."
         )
+        ev.add("effort_lost", said, actor=c.id)
     # RULINGS ladder 6: the lost FCS bonuses reset at the end of the turn too.
     c.turn["attack_rolls"] = 0
     if c.turn.pop("disengage", None):
@@ -111,20 +107,18 @@ def pay_carry(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> N
     carry["remaining"] -= paid
     c.res["effort"] -= paid
     if carry["remaining"] > 0:
-        ev.add(
-            "carry",
+        said = (
             f"{c.name} keeps at {carry['name']}: pays {left_label(paid)}, "
-            f"{effort_label(carry['remaining'])} still to pay.",
-            actor=c.id,
+            f"{effort_label(carry['remaining'])} still to pay."
         )
+        ev.add("carry", said, actor=c.id)
         return
     c.carry = None
-    ev.add(
-        "carry",
+    said = (
         f"{c.name} finishes paying for {carry['name']} ({left_label(paid)} "
-        "this turn) and it resolves.",
-        actor=c.id,
+        "this turn) and it resolves."
     )
+    ev.add("carry", said, actor=c.id)
     opts = dict(carry["opts"])
     try:
         a = self.action(enc, carry["action"], c)
@@ -141,13 +135,12 @@ def pay_carry(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> N
 
 def abandon(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None:
     if c.carry:
-        ev.add(
-            "abandon",
+        said = (
             f"{c.name} abandons {c.carry['name']}; the "
             f"{effort_label(c.carry['total'] - c.carry['remaining'])} already spent "
-            "is lost.",
-            actor=c.id,
+            "is lost."
         )
+        ev.add("abandon", said, actor=c.id)
         c.carry = None
         return
     if c.prepared and not c.prepared.get("sprung"):
@@ -176,11 +169,8 @@ def spring(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None
     if c.defeated:
         raise refuse("defeated", f"{c.name} is defeated and cannot act.")
     if enc.turn == c.id:
-        ev.add(
-            "prepared",
-            f"{c.name}'s trigger happens ({c.prepared['text']}): it acts now.",
-            actor=c.id,
-        )
+        said = f"{c.name}'s trigger happens ({c.prepared['text']}): it acts now."
+        ev.add("prepared", said, actor=c.id)
         c.prepared = None
         return
     trigger = enc.combatants[enc.turn]
@@ -190,14 +180,12 @@ def spring(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None
     places.pop(c.id, None)
     places[c.id] = trigger.id
     enc.order = self.arrange(enc, enc.order)
-    ev.add(
-        "prepared",
+    said = (
         f"{c.name}'s trigger happens ({c.prepared['text']}): {c.name} "
         f"acts right after {trigger.name}'s turn and takes that place in the order "
-        "from next round.",
-        actor=c.id,
-        involved=(trigger.id,),
+        "from next round."
     )
+    ev.add("prepared", said, actor=c.id, involved=(trigger.id,))
 
 
 def do_skip(
