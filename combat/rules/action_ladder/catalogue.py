@@ -91,6 +91,30 @@ def _move(
     )
 
 
+def _contest(
+    key: str,
+    name: str,
+    cost: int,
+    needs: tuple[str, ...],
+    against: tuple[str, ...],
+    summary: str,
+    **kw: Any,
+) -> ActionDef:
+    """A contest against a named target: the actor rolls `needs`, the target `against`."""
+    extra = {"needs": needs, "target_needs": against}
+    return _act(
+        key,
+        name,
+        cost,
+        "combat",
+        summary,
+        effect=key,
+        options=(TARGET_REQUIRED,),
+        extra=extra,
+        **kw,
+    )
+
+
 ATTACK_NEEDS = ("attack", "damage", "FCS")
 
 ACTIONS = (
@@ -224,16 +248,14 @@ ACTIONS = (
         effect="evade",
         extra={"needs": ("AGI",)},
     ),
-    _act(
+    _contest(
         "feint",
         "Feint",
         1,
-        "combat",
+        ("deception",),
+        ("FCS",),
         "Deception against the target's FCS (Focus) save; win and your next melee attack "
         "roll gets +5.",
-        effect="feint",
-        options=(TARGET_REQUIRED,),
-        extra={"needs": ("deception",), "target_needs": ("FCS",)},
     ),
     _act(
         "aid",
@@ -300,27 +322,23 @@ ACTIONS = (
         effect="guard",
         limit="once_per_round",
     ),
-    _act(
+    _contest(
         "hide",
         "Hide",
         2,
-        "combat",
+        ("stealth",),
+        ("perception",),
         "Stealth against the target's Perception; win and you are Unseen by them.",
-        effect="hide",
-        options=(TARGET_REQUIRED,),
-        extra={"needs": ("stealth",), "target_needs": ("perception",)},
     ),
-    _act(
+    _contest(
         "shove",
         "Shove",
         0,
-        "combat",
+        ("STR",),
+        ("STR",),
         "STR contest; the loser is pushed back half your STR dice (min 1 m) and must "
         "make a STR save against your roll or fall prone.",
-        effect="shove",
         bonus=1,
-        options=(TARGET_REQUIRED,),
-        extra={"needs": ("STR",), "target_needs": ("STR",)},
     ),
     _act(
         "skip",
