@@ -1,7 +1,10 @@
 """The Action Ladder ruleset (action-ladder.md, with RULINGS.md "Action Ladder").
 
 The package is organised by rule: ``ladder`` holds the ladder arithmetic and the pace
-table, ``catalogue`` the printed actions as data, and ``ruleset`` the engine class.
+table, ``catalogue`` the printed actions as data, ``ruleset`` the engine class, and one
+module per family of actions (``movement``, ``attacks``, ``grappling``, ``reactions``,
+``abilities``, ``items``, ``turns``, ``costs``) its checks and effects; ``common`` the small
+helpers they share. docs/rules.md, "Where each rule lives", maps the rules text to them.
 """
 
 from .catalogue import ACTIONS, ATTACK_NEEDS

@@ -40,107 +40,95 @@ def _act(key: str, name: str, cost: int, category: str, summary: str, **kw: Any)
     return ActionDef(key, name, cost, category, summary, options=options, **kw)
 
 
+# --- Movement Actions: each leaves melee reach (LEAVE) and counts as movement -------------
+
+GET_OUT = Option("get_out", "Get up or out of the water", kind="bool")
+FOLDS = (DIFFICULT, FOLD_JUMP, RUN_UP, LEDGE)  # a Walk, Run or Sprint may fold in a jump
+DIRECTION = Option("direction", "Direction", kind="choice", choices=("up", "down"), default="up")
+HANDS_EMPTY = Option("hands_empty", "Nothing held to stow", kind="bool", default=False)
+JUMP_KIND = Option(
+    "kind", "Jump", kind="choice", choices=("standing", "running"), default="standing"
+)
+RUN = "Move your full Speed plus your Athletics level; a jump can be folded in."
+SPRINT = "Move your full Speed plus Athletics level plus an AGI roll with its bonus."
+CLIMB = (
+    "Climb up or down as many metres as your AGI die has sides; beginning a climb "
+    "stows what you hold, as the turn's Draw/Stow."
+)
+CRAWL = (
+    "Prone only: crawl half your AGI die size in metres. Once crawling, keep to Crawl "
+    "until you Stand Up."
+)
+SWIM = "Swim or dive a third of your Speed. Once swimming, keep to Swim until a Step takes you out."
+JUMP = (
+    "A standing or running jump on its own (fold it into a Walk, Run or Sprint to "
+    "spend metres instead)."
+)
+
+
+def _move(
+    key: str,
+    name: str,
+    cost: int,
+    summary: str,
+    *options: Option,
+    needs: tuple[str, ...] = (),
+    effect: str = "move",
+    **kw: Any,
+) -> ActionDef:
+    """A Movement Action of the catalogue: LEAVE first among its options, and marked movement."""
+    extra: dict[str, Any] = {"movement": True, **({"needs": needs} if needs else {})}
+    return _act(
+        key,
+        name,
+        cost,
+        "movement",
+        summary,
+        effect=effect,
+        options=(LEAVE, *options),
+        extra=extra,
+        **kw,
+    )
+
+
+def _contest(
+    key: str,
+    name: str,
+    cost: int,
+    needs: tuple[str, ...],
+    against: tuple[str, ...],
+    summary: str,
+    **kw: Any,
+) -> ActionDef:
+    """A contest against a named target: the actor rolls `needs`, the target `against`."""
+    extra = {"needs": needs, "target_needs": against}
+    return _act(
+        key,
+        name,
+        cost,
+        "combat",
+        summary,
+        effect=key,
+        options=(TARGET_REQUIRED,),
+        extra=extra,
+        **kw,
+    )
+
+
 ATTACK_NEEDS = ("attack", "damage", "FCS")
 
 ACTIONS = (
     # Basic movement
-    _act(
-        "step",
-        "Step",
-        0,
-        "movement",
-        "Move up to 2 m (1 m in difficult terrain).",
-        effect="move",
-        bonus=1,
-        options=(LEAVE, DIFFICULT, Option("get_out", "Get up or out of the water", kind="bool")),
-        extra={"movement": True},
+    _move(
+        "step", "Step", 0, "Move up to 2 m (1 m in difficult terrain).", DIFFICULT, GET_OUT, bonus=1
     ),
-    _act(
-        "walk",
-        "Walk",
-        1,
-        "movement",
-        "Move up to a third of your Speed; a jump can be folded in.",
-        effect="move",
-        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP, LEDGE),
-        extra={"movement": True},
-    ),
-    _act(
-        "run",
-        "Run",
-        2,
-        "movement",
-        "Move your full Speed plus your Athletics level; a jump can be folded in.",
-        effect="move",
-        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP, LEDGE),
-        extra={"movement": True},
-    ),
-    _act(
-        "sprint",
-        "Sprint",
-        2,
-        "movement",
-        "Move your full Speed plus Athletics level plus an AGI roll with its bonus.",
-        effect="move",
-        bonus=1,
-        options=(LEAVE, DIFFICULT, FOLD_JUMP, RUN_UP, LEDGE),
-        extra={"movement": True, "needs": ("AGI",)},
-    ),
-    _act(
-        "climb",
-        "Climb",
-        2,
-        "movement",
-        "Climb up or down as many metres as your AGI die has sides; beginning a climb "
-        "stows what you hold, as the turn's Draw/Stow.",
-        effect="move",
-        options=(
-            LEAVE,
-            Option("direction", "Direction", kind="choice", choices=("up", "down"), default="up"),
-            Option("hands_empty", "Nothing held to stow", kind="bool", default=False),
-        ),
-        extra={"movement": True, "needs": ("AGI",)},
-    ),
-    _act(
-        "crawl",
-        "Crawl",
-        2,
-        "movement",
-        "Prone only: crawl half your AGI die size in metres. Once crawling, keep to Crawl "
-        "until you Stand Up.",
-        effect="move",
-        options=(LEAVE,),
-        extra={"movement": True, "needs": ("AGI",)},
-    ),
-    _act(
-        "swim",
-        "Swim",
-        2,
-        "movement",
-        "Swim or dive a third of your Speed. Once swimming, keep to Swim until a Step "
-        "takes you out.",
-        effect="move",
-        options=(LEAVE,),
-        extra={"movement": True},
-    ),
-    _act(
-        "jump",
-        "Jump",
-        1,
-        "movement",
-        "A standing or running jump on its own (fold it into a Walk, Run or Sprint to "
-        "spend metres instead).",
-        effect="jump",
-        options=(
-            LEAVE,
-            Option(
-                "kind", "Jump", kind="choice", choices=("standing", "running"), default="standing"
-            ),
-            RUN_UP,
-            LEDGE,
-        ),
-        extra={"movement": True, "needs": ("AGI",)},
-    ),
+    _move("walk", "Walk", 1, "Move up to a third of your Speed; a jump can be folded in.", *FOLDS),
+    _move("run", "Run", 2, RUN, *FOLDS),
+    _move("sprint", "Sprint", 2, SPRINT, *FOLDS, needs=("AGI",), bonus=1),
+    _move("climb", "Climb", 2, CLIMB, DIRECTION, HANDS_EMPTY, needs=("AGI",)),
+    _move("crawl", "Crawl", 2, CRAWL, needs=("AGI",)),
+    _move("swim", "Swim", 2, SWIM),
+    _move("jump", "Jump", 1, JUMP, JUMP_KIND, RUN_UP, LEDGE, needs=("AGI",), effect="jump"),
     _act(
         "stand_up",
         "Stand Up",
@@ -260,16 +248,14 @@ ACTIONS = (
         effect="evade",
         extra={"needs": ("AGI",)},
     ),
-    _act(
+    _contest(
         "feint",
         "Feint",
         1,
-        "combat",
+        ("deception",),
+        ("FCS",),
         "Deception against the target's FCS (Focus) save; win and your next melee attack "
         "roll gets +5.",
-        effect="feint",
-        options=(TARGET_REQUIRED,),
-        extra={"needs": ("deception",), "target_needs": ("FCS",)},
     ),
     _act(
         "aid",
@@ -336,27 +322,23 @@ ACTIONS = (
         effect="guard",
         limit="once_per_round",
     ),
-    _act(
+    _contest(
         "hide",
         "Hide",
         2,
-        "combat",
+        ("stealth",),
+        ("perception",),
         "Stealth against the target's Perception; win and you are Unseen by them.",
-        effect="hide",
-        options=(TARGET_REQUIRED,),
-        extra={"needs": ("stealth",), "target_needs": ("perception",)},
     ),
-    _act(
+    _contest(
         "shove",
         "Shove",
         0,
-        "combat",
+        ("STR",),
+        ("STR",),
         "STR contest; the loser is pushed back half your STR dice (min 1 m) and must "
         "make a STR save against your roll or fall prone.",
-        effect="shove",
         bonus=1,
-        options=(TARGET_REQUIRED,),
-        extra={"needs": ("STR",), "target_needs": ("STR",)},
     ),
     _act(
         "skip",

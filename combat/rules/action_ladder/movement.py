@@ -1,0 +1,237 @@
+"""Movement by the Action Ladder: action-ladder.md "Movement", "Basic Movement"
+(Step, Walk, Run, Sprint, Crawl, Climb, Swim), "Jumping", "Standing Up and Going Prone" and
+the Disengage reaction ("Reactions"); RULINGS ladder (movement)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import dice
+from ..base import add_effect
+from ..catalogue import ActionDef
+from ..events import Events
+from ..refusal import refuse
+from ..state import Combatant, Effect, Encounter
+from .common import (
+    Opts,
+    Rng,
+    bonus_of,
+    die_size,
+    drop_effects,
+    has_effect,
+    level_of,
+    metres,
+    roll_of,
+)
+
+if TYPE_CHECKING:
+    from .ruleset import ActionLadder
+
+
+def check_movement_mode(c: Combatant, a: ActionDef, opts: Opts) -> None:
+    """Crawling and swimming leave only their own Movement Action (and a Step out)."""
+    if has_effect(c, "Crawling") and a.key != "crawl":
+        raise refuse(
+            "crawling",
+            f"While crawling {c.name} takes no other Movement "
+            f"Action than Crawl until it stands up (not {a.name}).",
+        )
+    if (
+        has_effect(c, "Swimming")
+        and a.key != "swim"
+        and not (a.key == "step" and opts.get("get_out"))
+    ):
+        raise refuse(
+            "swimming",
+            f"While swimming {c.name} takes no other Movement "
+            f"Action than Swim, until a Step gets it up or out (not {a.name}).",
+        )
+
+
+def check_crawl(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
+    if not has_effect(c, "Prone"):
+        raise refuse("not_prone", f"{c.name} must be prone to crawl.")
+
+
+def check_stand_up(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
+    if not has_effect(c, "Prone"):
+        raise refuse("not_prone", f"{c.name} is not prone.")
+    if opts.get("occupied"):
+        raise refuse(
+            "space_occupied",
+            f"{c.name} cannot stand up while someone "
+            "occupies its space, until they move or fall prone.",
+        )
+
+
+def check_fall_prone(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
+    if has_effect(c, "Prone"):
+        raise refuse("already_prone", f"{c.name} is already prone.")
+    if has_effect(c, "Swimming"):
+        raise refuse(
+            "deep_water",
+            f"{c.name} is swimming: nobody falls prone in water waist-deep or deeper "
+            "(Standing Up and Going Prone).",
+        )
+
+
+def check_jump(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
+    """A running start is run before the jump: it cannot exceed the metres moved so far
+    this turn (Jumping: 'grows by 1 meter for each meter of running start')."""
+    check_run_up(c, opts, float(c.turn.get("moved", 0)))
+
+
+def check_run_up(c: Combatant, opts: Opts, ran: float) -> None:
+    run_up = int(opts.get("run_up") or 0)
+    running = (opts.get("kind") or opts.get("jump")) == "running"
+    if running and run_up > ran:
+        raise refuse(
+            "run_up_too_long",
+            f"A running jump's running start is the ground covered before it (Jumping): "
+            f"{c.name} has moved {metres(ran)} this turn, not {run_up} m.",
+        )
+
+
+def leave(self: ActionLadder, enc: Encounter, c: Combatant, opts: Opts, ev: Events) -> None:
+    if opts.get("leave", True) and c.engaged:
+        protected = bool(c.turn.pop("disengage_active", False))
+        if not protected:
+            self.tell_gm_no_opportunity(enc, c, ev)
+        self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengage")
+
+
+def jump_reach(
+    self: ActionLadder, c: Combatant, enc: Encounter, kind: str, run_up: int, ledge: bool
+) -> tuple[float, float]:
+    agi = bonus_of(c, "AGI", "Jump")
+    dist, height = agi / 4, agi / 10
+    if kind == "running":
+        dist = min(dist + run_up, agi / 2)
+        height = min(height + run_up / 3, height + 1)
+    dist += max(level_of(c, "athletics"), level_of(c, "acrobatics")) // 5
+    if ledge:
+        height += int(self.setting(enc, "height_cm", c)) / 100
+    return max(dist, 0.0), max(height, 0.0)
+
+
+def do_move(
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
+) -> None:
+    speed = int(self.setting(enc, "speed", c))
+    athletics = level_of(c, "athletics")
+    rolls: tuple[dice.Roll, ...] = ()
+    notes: list[str] = []
+    key = a.key
+    if key == "step":
+        dist = 2.0
+    elif key == "walk":
+        dist = speed / 3
+    elif key == "run":
+        dist = float(speed + athletics)
+    elif key == "sprint":
+        r = roll_of(c, "AGI", 0, rng, "Sprint")
+        rolls = (r,)
+        dist = float(speed + athletics + r.total)
+        notes.append(f"AGI roll {r.total}")
+    elif key == "climb":
+        dist = float(die_size(c, "AGI", "Climb"))
+        notes.append(str(opts.get("direction") or "up"))
+        if opts.get("hands_empty") or has_effect(c, "Climbing"):
+            pass
+        elif c.turn.get("free_draw_stow", 0) > 1:
+            notes.append("held items stowed (Bonus Action: the free Draw/Stow was used)")
+        else:
+            notes.append("held items stowed (the turn's free Draw/Stow)")
+        add_effect(c, Effect("Climbing", "turn_end", c.id, {}, "climbing: no free hands"))
+    elif key == "crawl":
+        dist = die_size(c, "AGI", "Crawl") / 2
+        if not has_effect(c, "Crawling"):
+            add_effect(c, Effect("Crawling", "never", None, {}, "crawling"))
+    else:  # swim
+        dist = speed / 3
+        if not has_effect(c, "Swimming"):
+            add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
+    if opts.get("difficult") and key in ("step", "walk", "run", "sprint"):
+        dist /= 2
+        notes.append("difficult terrain halves it")
+    if key == "step" and opts.get("get_out") and has_effect(c, "Swimming"):
+        drop_effects(c, "Swimming")
+        notes.append("1 m to get up or out of the water, 1 m to move on")
+        dist = max(dist - 1, 0)
+    jump = opts.get("jump") or "none"
+    if jump != "none":
+        # The run-up of a folded jump is run this turn, this move's metres included.
+        check_run_up(c, opts, float(c.turn.get("moved", 0)) + dist)
+        jd, jh = self.jump_reach(
+            c, enc, jump, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
+        )
+        jd = min(jd, dist)
+        dist -= jd
+        notes.append(f"a {jump} jump of up to {metres(jd)} (height {metres(jh)}) from it")
+    extra = f"; {'; '.join(notes)}" if notes else ""
+    c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
+    said = f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, up to {metres(dist)}{extra}."
+    ev.add("move", said, actor=c.id, rolls=rolls, data={"action": key, "metres": round(dist, 2)})
+    self.leave(enc, c, opts, ev)
+
+
+def do_jump(
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
+) -> None:
+    kind = opts.get("kind") or "standing"
+    dist, height = self.jump_reach(
+        c, enc, kind, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
+    )
+    c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
+    said = (
+        f"{c.name}: {kind} Jump{self.spent_text(enc, c, a, opts)}, up to "
+        f"{metres(dist)} across and {metres(height)} high."
+    )
+    ev.add(
+        "move",
+        said,
+        actor=c.id,
+        data={"action": "jump", "metres": round(dist, 2), "height": round(height, 2)},
+    )
+    self.leave(enc, c, opts, ev)
+
+
+def do_stand_up(
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
+) -> None:
+    drop_effects(c, "Prone")
+    drop_effects(c, "Crawling")
+    ev.add("stand", f"{c.name} stands up{self.spent_text(enc, c, a, opts)}.", actor=c.id)
+
+
+def do_fall_prone(
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
+) -> None:
+    if opts.get("deep_water"):
+        # 'You cannot fall prone in water that is waist-deep or deeper - you begin to swim.'
+        add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
+        said = (
+            f"{c.name} cannot fall prone in water waist-deep or deeper: it begins to "
+            f"swim instead{self.spent_text(enc, c, a, opts)}, and keeps to Swim until a "
+            "Step gets it up or out."
+        )
+        ev.add("swim", said, actor=c.id)
+        return
+    self.knock_prone(c)
+    ev.add("prone", f"{c.name} falls prone{self.spent_text(enc, c, a, opts)}.", actor=c.id)
+
+
+def knock_prone(c: Combatant) -> None:
+    if not has_effect(c, "Prone"):
+        add_effect(c, Effect("Prone", "never", None, {}, "prone: cannot Dodge"))
+
+
+def do_disengage(
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
+) -> None:
+    c.turn["disengage"] = True
+    said = (
+        f"{c.name} Disengages (Bonus Action): the Movement Action "
+        "directly after it does not provoke."
+    )
+    ev.add("disengage", said, actor=c.id)
