@@ -10,8 +10,8 @@ import copy
 from collections.abc import Collection
 from typing import Any
 
-from .board import seen_board
 from .base import HEALTH_MODES, NPC_HEALTH, Ruleset
+from .board import seen_board
 from .refusal import Refused
 from .registry import get_ruleset
 from .state import Combatant, Effect, Encounter, Window
