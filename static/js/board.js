@@ -151,11 +151,11 @@
   function finish(evt) {
     var svg = board() && board().querySelector("svg.board-svg");
     if (stroke) {
-      var s = stroke;
-      stroke = null;
       if (svg && evt.type === "pointerup") {
         addCell(svg, cellAt(svg, evt));
       }
+      var s = stroke;
+      stroke = null;
       var cells = Array.from(s.cells.keys()).join(" ");
       if (!cells) {
         return;
