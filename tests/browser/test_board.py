@@ -49,6 +49,8 @@ def test_the_gm_paints_and_places_by_dragging_and_the_player_sees_it_live(make_t
     walls = gm.page.locator('#board [data-terrain="wall"]')
     expect(walls).to_have_count(3)
     expect(p1.page.locator('#board [data-terrain="wall"]')).to_have_count(3)
+    # One stroke, one command: one line in the log.
+    expect(gm.log.get_by_text("The GM paints 3 cells: wall.")).to_have_count(1)
     gm.wait_for_posts_answered()
 
     # The keyboard way: place Ana at A1.
