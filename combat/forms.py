@@ -43,6 +43,16 @@ COMMAND_FIELDS = (
     "interrupt",
     "summary",
     "hidden",
+    # the battle map
+    "width",
+    "height",
+    "cell_m",
+    "cells",
+    "terrain",
+    "fogged",
+    "cell",
+    "size",
+    "reach",
     # set_condition and the Action Ladder's set_pace
     "stacks",
     "until",

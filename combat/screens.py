@@ -19,6 +19,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from combat.board import board_view
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
@@ -819,6 +820,7 @@ def _common(
                 shared.get_or("entries", lambda: recent_entries(enc)), audience, hidden, veiled
             ),
         ),
+        "board": shared.get_or(("board", audience), lambda: board_view(state, audience, turn)),
         "_visible": visible,
         "_hidden": hidden,
     }

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import board as b
 from . import engine as e
 
 if TYPE_CHECKING:
@@ -78,6 +79,12 @@ def _specs() -> dict[str, CommandSpec]:
         gm("remove_custom_action", e.cmd_remove_custom_action),
         gm("close_windows", e.cmd_close_windows),
         gm("force_move", e.cmd_force_move),
+        # The battle map (board.py)
+        gm("set_board", b.cmd_set_board),
+        gm("remove_board", b.cmd_remove_board),
+        gm("paint", b.cmd_paint),
+        gm("fog", b.cmd_fog),
+        gm("place", b.cmd_place),
         # the GM, or a player for a combatant of theirs
         player("act", e.cmd_act),
         player("react", e.cmd_react, window=True),

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import dice, flow, turn_start
+from . import board, dice, flow, turn_start
 from .base import (
     COMBAT_OVER,
     Ruleset,
@@ -302,6 +302,7 @@ def cmd_remove_combatant(
             other.engaged.remove(c.id)
     enc.pending = [w for w in enc.pending if c.id not in (w.reactor, w.trigger)]
     del enc.combatants[c.id]
+    board.forget(enc, c.id)
     enc.order = [i for i in enc.order if i != c.id]
     enc.acted = [i for i in enc.acted if i != c.id]
     enc.interject = [i for i in enc.interject if i != c.id]

@@ -134,6 +134,33 @@ FIELDS: dict[str, tuple[Field, ...]] = {
         ACTOR,
         Field("how", "choice", "forced movement or teleportation", choices=("forced", "teleport")),
     ),
+    # The battle map (board.py). Cells: "C4 D4 A1:B3", or x,y counted from 0.
+    "set_board": (
+        _int("width", 1, 100, "columns (required to add a map; default: unchanged)"),
+        _int("height", 1, 100, "rows (required to add a map; default: unchanged)"),
+        Field("cell_m", "scalar", "the side of a cell in metres, 0.1 to 100 (default 1)"),
+    ),
+    "remove_board": (),
+    "paint": (
+        _text("cells", 20_000, "the cells: C4 D4 A1:B3 (spaces between)", required=True),
+        Field(
+            "terrain",
+            "choice",
+            "the terrain to paint, or clear to erase",
+            True,
+            choices=("difficult", "water", "deep_water", "wall", "climbable", "clear"),
+        ),
+    ),
+    "fog": (
+        _text("cells", 20_000, "the cells: C4 D4 A1:B3 (spaces between)", required=True),
+        _bool("fogged", "false clears the fog (default: fog)"),
+    ),
+    "place": (
+        ACTOR,
+        _text("cell", 10, "its (top-left) cell: C4 or x,y from 0; off (or empty) takes it off"),
+        Field("size", "scalar", "its size in cells, 1 to 10 (default 1)"),
+        Field("reach", "scalar", "its melee reach in metres (default: one cell)"),
+    ),
     "undo": (),
     "act": ACTION_FIELDS,
     "react": (

@@ -136,6 +136,8 @@ class Encounter:
     # Group Initiative: how to put back the current member's turn start if another
     # member goes first (see turn_start.py); the GM's alone.
     turn_start_undo: dict[str, Any] | None = None
+    # The battle map (board.py): size, terrain, fog and tokens; None when there is none.
+    board: dict[str, Any] | None = None
 
     # --- identity -----------------------------------------------------------------
     def new_id(self, prefix: str, rng: random.Random | None = None) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Collection
 from typing import Any
 
 from .base import HEALTH_MODES, NPC_HEALTH, Ruleset
+from .board import seen_board
 from .refusal import Refused
 from .registry import get_ruleset
 from .state import Combatant, Effect, Encounter, Window
@@ -254,4 +255,5 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
     data["settings"] = {k: v for k, v in data["settings"].items() if not k.startswith("_")}
     data.pop("counter", None)
     data.pop("turn_start_undo", None)
+    data["board"] = seen_board(enc, hidden)
     return data

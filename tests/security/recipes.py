@@ -64,6 +64,12 @@ RECIPES: dict[str, tuple[str, list[Step], dict[str, Any]]] = {
         {},
     ),
     "force_move": (AP, [], {"actor": "{ana}", "how": "forced"}),
+    # the battle map (issue 34)
+    "set_board": (AP, [], {"width": 8, "height": 6}),
+    "remove_board": (AP, [("set_board", {"width": 8, "height": 6})], {}),
+    "paint": (AP, [("set_board", {"width": 8, "height": 6})], {"cells": "B2", "terrain": "wall"}),
+    "fog": (AP, [("set_board", {"width": 8, "height": 6})], {"cells": "C3:D4"}),
+    "place": (AP, [("set_board", {"width": 8, "height": 6})], {"actor": "{ana}", "cell": "C4"}),
     "set_pace": (LADDER, [], {"step": "½ Action", "pace": "slowed", "to": "Full Action"}),
     "set_condition": (AP, [], {"actor": "{goblin}", "name": "Prone"}),
     "undo": (AP, [("damage", {"actor": "{goblin}", "amount": 3})], {}),

@@ -1,0 +1,129 @@
+"""The battle map as one reader sees it: plain data for the SVG board and the text list.
+
+Built per reader from the state (combat/rules/board.py keeps the map). For players and
+spectators it starts from `seen_board`, so a hidden combatant's token, a token on a
+fogged cell and the terrain under fog are never in it: the template cannot draw what
+it is not given. The GM's has everything, with hidden tokens and fog marked as such.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combat.rules import Encounter as State
+from combat.rules.board import TERRAIN, footprint, label, reach_m, seen_board
+
+GM = "gm"
+PX = 40  # one cell, in SVG units
+MARGIN = 24  # room for the column letters and row numbers
+
+BRUSHES = (
+    ("move", "Move tokens"),
+    *TERRAIN.items(),
+    ("clear", "Erase terrain"),
+    ("fog", "Fog"),
+    ("unfog", "Clear fog"),
+)
+
+
+def initials(name: str) -> str:
+    words = [w for w in name.replace("-", " ").split() if w]
+    if len(words) >= 2:
+        return (words[0][0] + words[1][0]).upper()
+    return name[:2].title()
+
+
+def _xy(k: str) -> tuple[int, int]:
+    x, y = k.split(",")
+    return int(x), int(y)
+
+
+def board_view(state: State, audience: str, turn: str | None) -> dict[str, Any] | None:
+    """What the reader's board shows, or None when the encounter has no map (or, for the
+    GM, a context that offers to add one: `board` None there too)."""
+    if state.board is None:
+        return None
+    is_gm = audience == GM
+    hidden = {cid for cid, c in state.combatants.items() if c.hidden}
+    b = state.board if is_gm else seen_board(state, hidden)
+    assert b is not None
+    fog = set(b["fog"])
+
+    def px(x: int) -> int:
+        return MARGIN + x * PX
+
+    tokens = []
+    off = []
+    for cid, t in b["tokens"].items():
+        c = state.combatants.get(cid)
+        if c is None:
+            continue
+        if t["at"] is None:
+            off.append({"id": cid, "name": c.name})
+            continue
+        x, y = t["at"]
+        size = t["size"]
+        tokens.append(
+            {
+                "id": cid,
+                "name": c.name,
+                "initials": initials(c.name),
+                "side": c.side,
+                "cell": label(x, y),
+                "cx": px(x) + size * PX / 2,
+                "cy": px(y) + size * PX / 2,
+                "r": size * PX / 2 - 4,
+                "size": size,
+                "reach": f"{reach_m(t, b):g}",
+                "is_turn": cid == turn,
+                "defeated": c.defeated,
+                "hidden": is_gm and c.hidden,
+                "fogged": is_gm and any(f"{a},{b_}" in fog for a, b_ in footprint(t["at"], size)),
+            }
+        )
+    tokens.sort(key=lambda t: (not t["is_turn"], t["name"]))
+    terrain = [
+        {"px": px(x), "py": px(y), "kind": kind, "cell": label(x, y)}
+        for k, kind in b["terrain"].items()
+        for x, y in [_xy(k)]
+    ]
+    view = {
+        "width": b["width"],
+        "height": b["height"],
+        "cell_m": f"{b['cell_m']:g}",
+        "px": PX,
+        "margin": MARGIN,
+        "svg_w": MARGIN + b["width"] * PX,
+        "svg_h": MARGIN + b["height"] * PX,
+        "grid_w": b["width"] * PX,
+        "grid_h": b["height"] * PX,
+        "cols": [{"label": label(x, 0)[:-1], "x": px(x) + PX / 2} for x in range(b["width"])],
+        "rows": [{"label": y + 1, "y": px(y) + PX / 2 + 5} for y in range(b["height"])],
+        "terrain": terrain,
+        "fog": [{"px": px(x), "py": px(y)} for x, y in map(_xy, b["fog"])],
+        "tokens": list(reversed(tokens)),  # the acting one drawn last, on top
+        "listing": sorted(
+            [
+                {
+                    "name": t["name"],
+                    "where": t["cell"],
+                    "is_turn": t["is_turn"],
+                    "hidden": t["hidden"],
+                    "fogged": t["fogged"],
+                }
+                for t in tokens
+            ]
+            + [{"name": o["name"], "where": "off the map"} for o in off if is_gm],
+            key=lambda r: r["name"],
+        ),
+        "legend": [
+            {"kind": k, "label": v}
+            for k, v in TERRAIN.items()
+            if is_gm or k in set(b["terrain"].values())
+        ],
+        "has_fog": bool(fog),
+    }
+    if is_gm:
+        view["brushes"] = [{"key": k, "label": v} for k, v in BRUSHES]
+        view["choices"] = [{"id": cid, "name": c.name} for cid, c in state.combatants.items()]
+    return view

@@ -1,0 +1,372 @@
+"""The battle map: a grid of cells with terrain and fog, and the combatants' tokens on it.
+
+The board lives in the encounter's state (`Encounter.board`, None when there is no map),
+so the log, undo, export and import and the live push carry it like everything else.
+Only the GM changes it, through the commands below; a GM placement never provokes
+anything. Cells are (x, y) from 0 at the top left; people read them as "C4" (column
+letter, row number from 1).
+
+    {"width": 12, "height": 8, "cell_m": 1.0,
+     "terrain": {"3,2": "wall", ...},          # sparse: a cell not named is open ground
+     "fog": ["5,5", ...],                       # cells players and spectators cannot see
+     "tokens": {"c1": {"at": [2, 3], "size": 1, "reach": null}, ...}}
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import TYPE_CHECKING, Any
+
+from .base import int_option
+from .fields import length, span
+from .refusal import refuse
+
+if TYPE_CHECKING:
+    from .base import Ruleset
+    from .events import Events
+    from .state import Encounter
+
+MAX_SIDE = 100
+MAX_TOKEN_SIZE = 10
+
+# Terrain kinds, in the legend's order, with the words people read.
+TERRAIN = {
+    "difficult": "Difficult terrain",
+    "water": "Waist-deep water",
+    "deep_water": "Deep water",
+    "wall": "Wall",
+    "climbable": "Climbable",
+}
+CLEAR = "clear"
+
+_CELL = re.compile(r"^([A-Za-z]{1,2})(\d{1,3})$")
+_XY = re.compile(r"^(\d{1,3}),(\d{1,3})$")
+
+
+def column(x: int) -> str:
+    """A, B, ..., Z, AA, AB, ...: the column letters of x (from 0)."""
+    letters = ""
+    n = x + 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        letters = chr(65 + r) + letters
+    return letters
+
+
+def label(x: int, y: int) -> str:
+    """The cell as people read it: "C4" for (2, 3)."""
+    return f"{column(x)}{y + 1}"
+
+
+def key(x: int, y: int) -> str:
+    return f"{x},{y}"
+
+
+def _column_index(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def parse_cell(text: str, board: dict[str, Any]) -> tuple[int, int]:
+    """One cell: "C4" or "2,3" (x,y from 0). Refused when unreadable or off the board."""
+    text = text.strip()
+    if m := _CELL.match(text):
+        x, y = _column_index(m[1]), int(m[2]) - 1
+    elif m := _XY.match(text):
+        x, y = int(m[1]), int(m[2])
+    else:
+        raise refuse(
+            "bad_cell",
+            "A cell is a column letter and a row number (C4), or x,y counted from 0 (2,3).",
+        )
+    if not (0 <= x < board["width"] and 0 <= y < board["height"]):
+        raise refuse(
+            "out_of_bounds",
+            f"{text} is off the map: it runs from A1 to "
+            f"{label(board['width'] - 1, board['height'] - 1)}.",
+        )
+    return x, y
+
+
+def parse_cells(raw: Any, board: dict[str, Any]) -> list[tuple[int, int]]:
+    """Cells from text ("C4 D4 A1:B3 2,3", spaces or semicolons between) or a list of
+    such texts or [x, y] pairs; "A1:B3" is every cell of that rectangle."""
+    if isinstance(raw, str):
+        parts: list[Any] = [p for p in re.split(r"[\s;]+", raw) if p]
+    elif isinstance(raw, list):
+        parts = raw
+    else:
+        raise refuse("bad_cell", "Name the cells: like C4 D4 or A1:B3.")
+    out: dict[tuple[int, int], None] = {}
+    for part in parts:
+        if isinstance(part, list) and len(part) == 2 and all(type(v) is int for v in part):
+            part = f"{part[0]},{part[1]}"
+        if not isinstance(part, str):
+            raise refuse("bad_cell", "Name the cells: like C4 D4 or A1:B3.")
+        if ":" in part:
+            a, _, b = part.partition(":")
+            (x1, y1), (x2, y2) = parse_cell(a, board), parse_cell(b, board)
+            for y in range(min(y1, y2), max(y1, y2) + 1):
+                for x in range(min(x1, x2), max(x1, x2) + 1):
+                    out[(x, y)] = None
+        else:
+            out[parse_cell(part, board)] = None
+    if not out:
+        raise refuse("bad_cell", "Name at least one cell: like C4 D4 or A1:B3.")
+    return list(out)
+
+
+def _number(value: Any, what: str, lo: float, hi: float, default: float) -> float:
+    if value in (None, ""):
+        return default
+    try:
+        n = float(value)
+    except (TypeError, ValueError):
+        raise refuse("bad_option", f"{what} must be a number.") from None
+    if not (lo <= n <= hi):  # also refuses NaN
+        raise refuse("bad_option", f"{what} must be from {lo:g} to {hi:g}, got {value}.")
+    return round(n, 2)
+
+
+def _side(value: Any, what: str, default: int | None) -> int:
+    if value in (None, ""):
+        if default is None:
+            raise refuse("bad_option", f"Say how many cells: the map's {what.lower()}.")
+        return default
+    return int_option({"v": value}, "v", what, *span("set_board", what.lower()))
+
+
+def _text(cmd: dict[str, Any], name: str) -> Any:
+    """The field as sent, refused when longer than the published bound (fields.py)."""
+    value = cmd.get(name)
+    limit = length(cmd["type"], name)
+    if isinstance(value, str) and len(value) > limit:
+        raise refuse(
+            "too_long",
+            f"{name.capitalize()} is too long: at most {limit} characters, got {len(value)}.",
+        )
+    return value
+
+
+def need_board(enc: Encounter) -> dict[str, Any]:
+    if enc.board is None:
+        raise refuse("no_board", "This encounter has no map: add one first.")
+    return enc.board
+
+
+def footprint(at: list[int], size: int) -> list[tuple[int, int]]:
+    """The cells a token covers: size × size from its top-left cell."""
+    return [(at[0] + dx, at[1] + dy) for dy in range(size) for dx in range(size)]
+
+
+# --- commands (GM) -----------------------------------------------------------------------
+
+
+def cmd_set_board(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
+    """Add the map, or resize it: terrain and fog beyond the new edges go; a token that
+    would be left off the edge is refused (move it first)."""
+    old = enc.board
+    for name in ("width", "height"):  # a bad number is named before a missing one
+        if cmd.get(name) not in (None, ""):
+            _side(cmd[name], name.capitalize(), None)
+    width = _side(cmd.get("width"), "Width", old["width"] if old else None)
+    height = _side(cmd.get("height"), "Height", old["height"] if old else None)
+    cell_m = _number(cmd.get("cell_m"), "Cell size", 0.1, 100, old["cell_m"] if old else 1.0)
+    if old is None:
+        enc.board = {
+            "width": width,
+            "height": height,
+            "cell_m": cell_m,
+            "terrain": {},
+            "fog": [],
+            "tokens": {},
+        }
+        ev.add("board", f"The GM adds a {width} × {height} map ({cell_m:g} m cells).", ruling=True)
+        return
+    for cid, t in old["tokens"].items():
+        if t["at"] and any(x >= width or y >= height for x, y in footprint(t["at"], t["size"])):
+            name = enc.name_of(cid)
+            raise refuse(
+                "token_outside",
+                f"{name} stands at {label(*t['at'])}, outside a {width} × {height} map: "
+                f"move {name} first.",
+            )
+
+    def inside(k: str) -> bool:
+        x, y = (int(v) for v in k.split(","))
+        return x < width and y < height
+
+    old["terrain"] = {k: v for k, v in old["terrain"].items() if inside(k)}
+    old["fog"] = [k for k in old["fog"] if inside(k)]
+    if (width, height, cell_m) == (old["width"], old["height"], old["cell_m"]):
+        raise refuse("no_change", f"The map is already {width} × {height} ({cell_m:g} m cells).")
+    old.update(width=width, height=height, cell_m=cell_m)
+    ev.add("board", f"The GM makes the map {width} × {height} ({cell_m:g} m cells).", ruling=True)
+
+
+def cmd_remove_board(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
+    need_board(enc)
+    enc.board = None
+    ev.add("board", "The GM removes the map.", ruling=True)
+
+
+def cmd_paint(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
+    """Paint one terrain kind (or clear) on a list of cells: one stroke, one command."""
+    raw = _text(cmd, "cells")
+    board = need_board(enc)
+    kind = cmd.get("terrain")
+    if kind != CLEAR and kind not in TERRAIN:
+        raise refuse(
+            "bad_option", f"Terrain must be one of {', '.join(TERRAIN)}, or {CLEAR} to erase."
+        )
+    cells = parse_cells(raw, board)
+    if kind == "wall":
+        for cid, t in board["tokens"].items():
+            if t["at"] and set(footprint(t["at"], t["size"])) & set(cells):
+                raise refuse(
+                    "token_on_wall",
+                    f"{enc.name_of(cid)} stands at {label(*t['at'])}: a wall cannot go under "
+                    "a token (move it first).",
+                )
+    for x, y in cells:
+        if kind == CLEAR:
+            board["terrain"].pop(key(x, y), None)
+        else:
+            board["terrain"][key(x, y)] = kind
+    n = len(cells)
+    cells_word = "a cell" if n == 1 else f"{n} cells"
+    # No cell is named: the log is read by players, and a fogged cell's terrain is not theirs.
+    if kind == CLEAR:
+        ev.add("board", f"The GM clears the terrain from {cells_word}.", ruling=True)
+    else:
+        ev.add("board", f"The GM paints {cells_word}: {TERRAIN[kind].lower()}.", ruling=True)
+
+
+def cmd_fog(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
+    """Fog (or clear the fog from) a list of cells: players and spectators see fog there,
+    and nothing of what is under it."""
+    raw = _text(cmd, "cells")
+    board = need_board(enc)
+    fogged = cmd.get("fogged", True)
+    fogged = fogged.lower() in ("1", "true", "yes", "on") if isinstance(fogged, str) else fogged
+    cells = {key(x, y) for x, y in parse_cells(raw, board)}
+    have = set(board["fog"])
+    have = have | cells if fogged else have - cells
+    board["fog"] = sorted(have, key=lambda k: tuple(int(v) for v in reversed(k.split(","))))
+    n = len(cells)
+    cells_word = "a cell" if n == 1 else f"{n} cells"
+    ev.add(
+        "board",
+        f"The GM {'fogs' if fogged else 'clears the fog from'} {cells_word}.",
+        ruling=True,
+    )
+
+
+def cmd_place(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
+    """Put a combatant's token on a cell (its top-left cell when bigger than one), or off
+    the map (cell "off" or empty); also sets its size in cells and its melee reach in
+    metres. A GM placement is not movement: it never provokes anything."""
+    raw = _text(cmd, "cell")
+    board = need_board(enc)
+    c = enc.get(cmd.get("actor"))
+    old = board["tokens"].get(c.id, {"at": None, "size": 1, "reach": None})
+    size = int(_number(cmd.get("size"), "Size", 1, MAX_TOKEN_SIZE, old["size"]))
+    reach = old["reach"]
+    if cmd.get("reach") not in (None, ""):
+        reach = _number(cmd.get("reach"), "Reach", 0, 1000, 0)
+    if raw is None and "cell" not in cmd:
+        at = old["at"]  # only the size or reach change
+    elif raw in ("", "off") or raw is None:
+        at = None
+    elif isinstance(raw, str):
+        at = list(parse_cell(raw, board))
+    else:
+        raise refuse("bad_cell", "A cell is like C4, or x,y counted from 0, or off.")
+    if at is not None:
+        cells = footprint(at, size)
+        for x, y in cells:
+            if x >= board["width"] or y >= board["height"]:
+                raise refuse(
+                    "out_of_bounds",
+                    f"{c.name} ({size} × {size} cells) does not fit at {label(*at)}: "
+                    "it would stand off the map.",
+                )
+            if board["terrain"].get(key(x, y)) == "wall":
+                raise refuse("on_wall", f"{label(x, y)} is a wall: {c.name} cannot stand there.")
+        for oid, t in board["tokens"].items():
+            if oid != c.id and t["at"] and set(footprint(t["at"], t["size"])) & set(cells):
+                raise refuse(
+                    "occupied",
+                    f"{enc.name_of(oid)} already stands at {label(*t['at'])}: one token a cell.",
+                )
+    new = {"at": at, "size": size, "reach": reach}
+    if new == old and c.id in board["tokens"]:
+        raise refuse("no_change", f"{c.name} is already there.")
+    board["tokens"][c.id] = new
+    # No cell named: the log line outlives fog painted later.
+    if at is None:
+        text = f"The GM takes {c.name} off the map."
+    elif old["at"] is None:
+        text = f"The GM places {c.name} on the map."
+    elif old["at"] != at:
+        text = f"The GM moves {c.name} on the map (no movement is spent, nothing provoked)."
+    else:
+        text = (
+            f"The GM sets {c.name}'s token: {size} × {size} cells, reach {reach_words(new, board)}."
+        )
+    ev.add("board", text, actor=c.id, ruling=True)
+
+
+def reach_m(token: dict[str, Any], board: dict[str, Any]) -> float:
+    """Melee reach in metres: the token's own, else one cell."""
+    return float(token["reach"]) if token.get("reach") is not None else float(board["cell_m"])
+
+
+def reach_words(token: dict[str, Any], board: dict[str, Any]) -> str:
+    return f"{reach_m(token, board):g} m"
+
+
+def forget(enc: Encounter, cid: str) -> None:
+    """A combatant that leaves the encounter leaves the map too."""
+    if enc.board is not None:
+        enc.board["tokens"].pop(cid, None)
+
+
+# --- what a reader may see ------------------------------------------------------------------
+
+
+def seen_board(enc: Encounter, hidden: set[str]) -> dict[str, Any] | None:
+    """The board as a player or spectator may know it: fogged cells as fog only (their
+    terrain left out), no token of a hidden combatant, no token on a fogged cell."""
+    if enc.board is None:
+        return None
+    b = enc.board
+    fog = set(b["fog"])
+    tokens = {}
+    for cid, t in b["tokens"].items():
+        if cid in hidden or cid not in enc.combatants:
+            continue
+        if t["at"] and any(key(x, y) in fog for x, y in footprint(t["at"], t["size"])):
+            continue
+        tokens[cid] = dict(t, at=list(t["at"]) if t["at"] else None)
+    return {
+        "width": b["width"],
+        "height": b["height"],
+        "cell_m": b["cell_m"],
+        "terrain": {k: v for k, v in b["terrain"].items() if k not in fog},
+        "fog": list(b["fog"]),
+        "tokens": tokens,
+    }
