@@ -227,6 +227,68 @@ def _loose_ids(value: Any, known: set[str]) -> None:
             _loose_ids(v, known)
 
 
+_BOARD_KEYS = {"width", "height", "cell_m", "terrain", "fog", "tokens"}
+_TOKEN_KEYS = {"at", "size", "reach"}
+
+
+def _cell(k: Any, width: int, height: int, what: str) -> tuple[int, int]:
+    parts = k.split(",") if isinstance(k, str) else []
+    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 3 for p in parts):
+        raise Inconsistent(f"{what} names the cell {k!r}, which is not an x,y pair.")
+    x, y = int(parts[0]), int(parts[1])
+    if x >= width or y >= height:
+        raise Inconsistent(f"{what} names the cell {k}, off the {width} × {height} map.")
+    return x, y
+
+
+def _board(enc: Encounter) -> None:
+    """The map (rules/board.py) as its commands keep it: its size within bounds, terrain and
+    fog on its cells, each token one of this encounter's combatants, on the map or off it."""
+    from .board import MAX_SIDE, TERRAIN
+
+    b = enc.board
+    if b is None:
+        return
+    if set(b) != _BOARD_KEYS:
+        raise Inconsistent(f"The map should hold exactly {', '.join(sorted(_BOARD_KEYS))}.")
+    for side in ("width", "height"):
+        if not _is_int(b[side]) or not 1 <= b[side] <= MAX_SIDE:
+            raise Inconsistent(f"The map's {side} should be 1 to {MAX_SIDE} cells.")
+    w, h = b["width"], b["height"]
+    if not _is_number(b["cell_m"]) or not 0.1 <= b["cell_m"] <= 100:
+        raise Inconsistent("The map's cell size should be 0.1 to 100 metres.")
+    _shape(b["terrain"], dict[str, str], "board.terrain")
+    for k, kind in b["terrain"].items():
+        _cell(k, w, h, "The map's terrain")
+        if kind not in TERRAIN:
+            raise Inconsistent(f"The map's terrain {kind!r} is not one of {', '.join(TERRAIN)}.")
+    _shape(b["fog"], list[str], "board.fog")
+    for k in b["fog"]:
+        _cell(k, w, h, "The map's fog")
+    _object(b["tokens"], "board.tokens")
+    _ids(b["tokens"], enc.combatants, "The map's tokens")
+    for cid, t in b["tokens"].items():
+        _token(t, cid, w, h)
+
+
+def _token(t: Any, cid: str, w: int, h: int) -> None:
+    from .board import MAX_TOKEN_SIZE, footprint
+
+    _object(t, f"board.tokens.{cid}")
+    if set(t) != _TOKEN_KEYS:
+        raise Inconsistent(f"A token should hold exactly {', '.join(sorted(_TOKEN_KEYS))}.")
+    if not _is_int(t["size"]) or not 1 <= t["size"] <= MAX_TOKEN_SIZE:
+        raise Inconsistent(f"A token's size should be 1 to {MAX_TOKEN_SIZE} cells.")
+    if t["reach"] is not None and not (_is_number(t["reach"]) and 0 <= t["reach"] <= 1000):
+        raise Inconsistent("A token's reach should be 0 to 1000 metres, or none.")
+    if t["at"] is not None:
+        _shape(t["at"], list[int], f"board.tokens.{cid}.at")
+        if len(t["at"]) != 2 or min(t["at"]) < 0:
+            raise Inconsistent("A token stands on a cell x,y, or off the map.")
+        for x, y in footprint(t["at"], t["size"]):
+            _cell(f"{x},{y}", w, h, "A token")
+
+
 def check(enc: Encounter, ruleset: str) -> None:
     """Raise Inconsistent unless `enc` keeps every invariant of a state the engine makes."""
     if enc.ruleset != ruleset:
@@ -253,6 +315,7 @@ def check(enc: Encounter, ruleset: str) -> None:
             raise Inconsistent(f"It is someone's turn while the phase is {enc.phase!r}.")
     _windows(enc)
     _turn_start_undo(enc)
+    _board(enc)
     names = {c.name for c in enc.combatants.values()}
     known = {*enc.combatants, *names}
     for c in enc.combatants.values():

@@ -211,3 +211,21 @@ def test_players_see_no_hidden_token_and_nothing_under_the_fog():
         assert "6,6" in board["fog"]
     gm = redacted(t.state, "gm")["board"]
     assert set(gm["tokens"]) == {ana, ogre, goblin}
+
+
+def test_a_map_the_commands_made_passes_a_live_imports_checks():
+    """A live import checks the map as its commands keep it (combat/rules/integrity.py):
+    every map these commands make must pass, or a real fight could not be resumed."""
+    from combat.rules.integrity import restore_and_exercise
+
+    t, ana, ogre = table()
+    t.gm("set_board", width=100, height=100, cell_m=1.5)
+    t.gm("paint", cells="A1:C3", terrain="difficult")
+    t.gm("paint", cells="J10", terrain="climbable")
+    t.gm("fog", cells="CV100 A100")
+    t.gm("place", actor=ana, cell="CU99", size=2, reach=3)
+    t.gm("place", actor=ogre, cell="off")
+    assert t.state.board["tokens"][ana] == {"at": [98, 98], "size": 2, "reach": 3}
+    assert t.state.board["tokens"][ogre]["at"] is None
+    stored = json.loads(json.dumps(t.state.to_dict()))
+    assert restore_and_exercise(stored, "action_points").to_dict() == t.state.to_dict()

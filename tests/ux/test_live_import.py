@@ -98,6 +98,11 @@ def live_fight(owner, ruleset: str) -> Encounter:
     add(enc, name="Lurker", initiative=3, hidden=True, **npc)
     gm(enc, type="set_condition", actor=ogre, name="Hexed", stacks=2, until="rounds", rounds=3)
     gm(enc, type="engage", actor=ana, target=ogre, engaged=1)
+    gm(enc, type="set_board", width=8, height=6)
+    gm(enc, type="paint", cells="D1:D3", terrain="wall")
+    gm(enc, type="fog", cells="G5:H6")
+    gm(enc, type="place", actor=ana, cell="B2")
+    gm(enc, type="place", actor=ogre, cell="E4", size=2)
     gm(enc, type="start_combat")
     for _ in range(40):
         enc.refresh_from_db()
@@ -147,6 +152,7 @@ def test_a_live_fight_resumes_exactly_and_plays_on_identically(owner, client, ru
         e.name for e in state.combatants[state.order[0]].effects
     ]
     assert any(c.engaged for c in theirs.combatants.values())
+    assert theirs.board and theirs.board["terrain"] and theirs.board["fog"]
     history = new.log.filter(kind=LogEntry.IMPORTED)
     assert history.count() == enc.log.filter(kind=LogEntry.COMMAND).count()
     assert not new.log.filter(kind=LogEntry.COMMAND).exists()  # nothing here to undo
@@ -232,6 +238,21 @@ def tampered(state: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
         "a dice expression the engine refuses",
         lambda s: s["combatants"][cid]["stats"].update(attack={"dice": "1d0", "bonus": 0}),
         "was refused",
+    )
+    board = state["board"]
+    ogre = next(k for k, c in state["combatants"].items() if c["name"] == "Ogre")
+    case("a huge map", lambda s: s["board"].update(width=100_000), "width should be 1 to 100")
+    case("fog off the map", lambda s: s["board"]["fog"].append("99,1"), "off the 8 × 6 map")
+    case("lava", lambda s: s["board"]["terrain"].update({"1,1": "lava"}), "is not one of")
+    case(
+        "a token of nobody",
+        lambda s: s["board"]["tokens"].update(cnobody12=board["tokens"][ogre]),
+        "not in this encounter",
+    )
+    case(
+        "a token hanging off the edge",
+        lambda s: s["board"]["tokens"][ogre].update(at=[7, 5]),
+        "off the 8 × 6 map",
     )
     case(
         "an id hidden in a window",
