@@ -123,3 +123,58 @@ def test_ten_combatants_and_the_turn_fit_a_laptop_screen(
         gm.assert_no_errors()
     finally:
         gm.context.close()
+
+
+def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser, live_server_url):
+    """On a 1920x1080 screen: list, turn panel and log side by side; when the Goblin's
+    attack opens Ana's defence window, a strip saying "1 waiting for you" is pinned on
+    top (still there after scrolling), Ana's row carries a badge, and axe finds nothing
+    serious, light or dark."""
+    from tests.ux.conftest import axe_violations
+
+    from .conftest import act
+
+    t = make_table("action_ladder")
+    for n, name in enumerate(EXTRA):
+        add(t.enc, name=name, side="npc", hp=HP, initiative=9 - n, stats=SURE)
+    gm = open_person(browser, "gm", "GM", viewport={"width": 1920, "height": 1080})
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        page.get_by_test_id("start-combat").click()
+        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        for who in (t.bram, t.goblin):
+            page.get_by_test_id("advance-turn").click()
+            expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
+        # The log is beside the list, on the first screen.
+        log_box = gm.log.bounding_box()
+        list_box = page.get_by_test_id("order").bounding_box()
+        assert log_box["x"] > list_box["x"] + list_box["width"], "the log is not beside"
+        assert log_box["y"] < 1080
+
+        act(gm, t.goblin, "attack", target=t.ana)
+        strip = page.get_by_test_id("reactions")
+        expect(strip.get_by_test_id("pending-count")).to_have_accessible_name("1 waiting for you")
+        expect(gm.order_row(t.ana).get_by_test_id(f"reacting-{t.ana}")).to_be_visible()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+            page.screenshot(path=str(SHOTS / f"wide-reaction-{scheme}.png"))
+            found = axe_violations(page, () if scheme == "light" else ("color-contrast",))
+            assert not found, f"{scheme}:\n" + "\n".join(found)
+        open_row = gm.order_row(t.goblin).locator(".gm-row")
+        open_row.click()
+        expect(page.get_by_test_id(f"combatant-{t.goblin}")).to_have_attribute("open", "")
+        found = axe_violations(page)
+        assert not found, "a card open:\n" + "\n".join(found)
+        # On a laptop the page scrolls (the side column is below): the strip stays on top.
+        page.set_viewport_size(LAPTOP["viewport"])
+        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_function("() => window.scrollY > 200")
+        box = strip.bounding_box()
+        assert box is not None and 0 <= box["y"] <= 10, f"the strip scrolled away: {box}"
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
