@@ -119,7 +119,20 @@ def test_ten_combatants_and_the_turn_fit_a_laptop_screen(
         field.press("Enter")
         expect(gm.order_row(ids[8]).locator(".init-btn")).to_have_text("30")
         expect(field).to_be_hidden()
-        page.screenshot(path=str(SHOTS / f"{ruleset}-after.png"), full_page=True)
+
+        # A defeated combatant's row shrinks (and dims).
+        last = ids[9]
+        gm.order_row(last).locator(".gm-row").click()
+        page.get_by_test_id(f"combatant-{last}").get_by_label("Amount").fill(str(HP))
+        page.get_by_test_id(f"damage-{last}").click()
+        expect(gm.order_row(last).locator(".tag.warn")).to_have_text("defeated")
+        gm.order_row(last).locator(".gm-row").click()  # closed
+        expect(page.get_by_test_id(f"combatant-{last}")).not_to_have_attribute("open", "")
+        assert gm.order_row(last).locator(".gm-row").bounding_box()["height"] < 48
+        page.screenshot(
+            path=str(SHOTS / f"{ruleset}-after.png"),
+            clip={"x": 0, "y": 0, "width": 740, "height": 768},
+        )
         gm.assert_no_errors()
     finally:
         gm.context.close()
