@@ -851,6 +851,12 @@ def gm_context(
         )
         for cid in [r["id"] for r in ctx["order"]]
     ]
+    # The GM's dense list shows each card's order row (done, held, tie buttons) and a
+    # badge while a reaction window waits for that combatant.
+    waiting = {w["reactor"] for w in ctx["pending"]}
+    for card, row in zip(ctx["combatants"], ctx["order"], strict=True):
+        card["row"] = row
+        card["reacting"] = card["id"] in waiting
     ctx["turn_card"] = next((c for c in ctx["combatants"] if c["is_turn"]), None)
     ctx["condition_names"] = CONDITION_NAMES
     # No secret link in here: this context is also pushed over sockets, and a frame may

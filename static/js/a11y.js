@@ -321,6 +321,37 @@
   // --- the GM's keyboard shortcuts ----------------------------------------------------------
   if (!isGM) return;
 
+  // --- the initiative list: the number opens a field (Enter sets it, Esc puts it back) ------
+  // `toggle` does not bubble: listened for while it passes down (capture).
+  document.addEventListener(
+    "toggle",
+    function (e) {
+      var d = e.target;
+      if (!(d instanceof HTMLDetailsElement) || !d.classList.contains("init-edit")) return;
+      if (d.open) {
+        var field = d.querySelector("input[type='number']");
+        if (field) {
+          field.focus();
+          field.select();
+        }
+      }
+    },
+    true
+  );
+  document.addEventListener("submit", function (e) {
+    var d = e.target.closest && e.target.closest("details.init-edit");
+    if (d) d.open = false; // the answer's push shows the new number
+  });
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "Escape") return;
+    var d = e.target.closest && e.target.closest("details.init-edit[open]");
+    if (!d) return;
+    d.open = false;
+    var s = d.querySelector("summary");
+    if (s) s.focus();
+    e.preventDefault();
+  });
+
   function typing(el) {
     if (!el) return false;
     var tag = el.tagName;

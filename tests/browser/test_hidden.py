@@ -14,6 +14,14 @@ from playwright.sync_api import expect
 from .conftest import HIDDEN, HP, Person, act, end_turn
 
 
+def open_card(gm, cid: str) -> None:
+    """The GM clicks a combatant's row in the initiative list: its card opens under it."""
+    card = gm.page.get_by_test_id(f"combatant-{cid}")
+    if card.get_attribute("open") is None:
+        gm.order_row(cid).locator(".gm-row").click()
+    expect(card).to_have_attribute("open", "")
+
+
 def traces_of(troll: str, text: str) -> list[str]:
     """The hidden NPC's name, or its id as an attribute value (a row, an option, a test id)."""
     found = [HIDDEN] if HIDDEN in text else []
@@ -84,6 +92,7 @@ def test_hidden_npc_never_reaches_players_or_spectators(make_table, sit_down):
         assert len(p.frames) >= 6, f"{p.name} got only {len(p.frames)} frames"
 
     # The GM reveals it: now everyone sees it, without reloading.
+    open_card(gm, t.troll)
     gm.page.locator(f"#combatants [data-combatant='{t.troll}']").get_by_test_id(
         f"reveal-{t.troll}"
     ).click()

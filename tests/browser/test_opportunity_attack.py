@@ -14,6 +14,14 @@ from playwright.sync_api import expect
 from .conftest import HIDDEN, HP, act, end_turn
 
 
+def open_card(gm, cid: str) -> None:
+    """The GM clicks a combatant's row in the initiative list: its card opens under it."""
+    card = gm.page.get_by_test_id(f"combatant-{cid}")
+    if card.get_attribute("open") is None:
+        gm.order_row(cid).locator(".gm-row").click()
+    expect(card).to_have_attribute("open", "")
+
+
 def newest(person, seq: int, pattern: str):
     return person.log.locator(f"li[data-seq='{seq}'] .text").filter(has_text=re.compile(pattern))
 
@@ -36,6 +44,7 @@ def test_opportunity_attack_is_offered_to_the_right_player(make_table, sit_down)
         expect(p.order_row(t.goblin), p.name).to_have_attribute("aria-current", "step")
 
     # The GM puts the Goblin in melee with Ana.
+    open_card(gm, t.goblin)
     goblin_card = gm.page.locator(f"#combatants [data-combatant='{t.goblin}']")
     goblin_card.locator(f"#engage-{t.goblin}").select_option(t.ana)
     goblin_card.get_by_test_id(f"engage-{t.goblin}").click()

@@ -13,6 +13,14 @@ from playwright.sync_api import expect
 from .conftest import HP, act
 
 
+def open_card(gm, cid: str) -> None:
+    """The GM clicks a combatant's row in the initiative list: its card opens under it."""
+    card = gm.page.get_by_test_id(f"combatant-{cid}")
+    if card.get_attribute("open") is None:
+        gm.order_row(cid).locator(".gm-row").click()
+    expect(card).to_have_attribute("open", "")
+
+
 def log_line(person, text: str):
     return person.log.locator(".text").filter(has_text=re.compile(rf"^{re.escape(text)}$"))
 
@@ -31,6 +39,7 @@ def test_healing_a_defeated_goblin_brings_it_back(make_table, sit_down):
     t = make_table("action_points")
     people = start(sit_down, t)
     gm = people.gm
+    open_card(gm, t.goblin)
     card = gm.page.locator(f"#combatants [data-combatant='{t.goblin}']")
     card.get_by_label("Amount").fill(str(HP))
     card.get_by_test_id(f"damage-{t.goblin}").click()
@@ -111,6 +120,7 @@ def test_gm_sets_a_condition_with_a_duration_and_everyone_sees_it_end(make_table
     people = start(sit_down, t)
     gm = people.gm
 
+    open_card(gm, t.ana)
     form = gm.page.get_by_test_id(f"condition-form-{t.ana}")
     gm.page.locator(f"#combatants [data-combatant='{t.ana}'] .conditions summary").click()
     form.get_by_label("Condition").fill("Prone")
@@ -122,6 +132,7 @@ def test_gm_sets_a_condition_with_a_duration_and_everyone_sees_it_end(make_table
             ["Prone (until the start of Bram's next turn)"]
         )
 
+    open_card(gm, t.goblin)
     goblin = gm.page.locator(f"#combatants [data-combatant='{t.goblin}']")
     goblin.locator(".conditions summary").click()
     form = gm.page.get_by_test_id(f"condition-form-{t.goblin}")

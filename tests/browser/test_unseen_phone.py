@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import HIDDEN, HP, SCREENSHOTS, People, Person, Table, act, end_turn
-from .test_hidden import assert_unseen
+from .test_hidden import assert_unseen, open_card
 
 UNSEEN = "someone unseen"
 PHONE_HEIGHT = 844
@@ -69,6 +69,7 @@ CASES = {
 
 def prompts_on_for_ana(gm: Person, t: Table, settings: dict[str, str]) -> None:
     """The GM opens Ana's Edit form, sets the prompts to "yes" (and her defences)."""
+    open_card(gm, t.ana)
     gm.page.locator(f"#combatants [data-combatant='{t.ana}']").get_by_test_id(
         f"edit-{t.ana}"
     ).click()

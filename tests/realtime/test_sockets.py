@@ -44,7 +44,8 @@ async def test_each_socket_gets_the_whole_view_on_connect(table: Table):
         spectator_socket(table.enc.spectator_token),
     )
     for comm, regions in (
-        (gm, ("status", "order", "turn", "combatants", "log", "presence", "seats", "sync")),
+        # The GM's combatants' cards are inside the initiative list ("order"), pushed with it.
+        (gm, ("status", "order", "reactions", "turn", "log", "presence", "seats", "sync")),
         (p1, ("status", "order", "reactions", "panels", "others", "log", "sync")),
         (watcher, ("status", "order", "roster", "log", "sync")),
     ):

@@ -73,6 +73,14 @@ VISIBLE_CONTROLS_JS = """(selector) => {
 # --- helpers ------------------------------------------------------------------------------
 
 
+def open_card(gm, cid: str) -> None:
+    """The GM clicks a combatant's row in the initiative list: its card opens under it."""
+    card = gm.page.get_by_test_id(f"combatant-{cid}")
+    if card.get_attribute("open") is None:
+        gm.order_row(cid).locator(".gm-row").click()
+    expect(card).to_have_attribute("open", "")
+
+
 def no_axe_violations(page: Any, where: str, rules: tuple[str, ...] = ()) -> None:
     found = axe_violations(page, rules)
     assert not found, f"{where}:\n" + "\n".join(found)
@@ -154,6 +162,7 @@ def test_every_view_passes_axe_and_is_photographed(browser, live_server_url, mak
         log_in(gm, base, GM_USERNAME, GM_PASSWORD)
         arrive(gm, f"{base}/enc/{t.enc.pk}/")
         no_axe_violations(gm.page, "GM console, setting up")
+        open_card(gm, t.goblin)
         gm.page.get_by_test_id(f"save-template-{t.goblin}").click()
         expect(gm.page.get_by_test_id("notice")).to_contain_text("Saved Goblin as a template")
         add = gm.page.locator("#templates form").filter(has_text="Goblin")

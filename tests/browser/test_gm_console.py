@@ -1,0 +1,193 @@
+"""The GM console as a dense game table (issue 30, first step).
+
+On a 1366x768 laptop, with ten combatants and combat started, the GM sees every name in
+the initiative list and the acting combatant's panel (its heading and its end-turn
+button) without scrolling; each row is 48-64 px tall; a row opens its combatant's card
+in place under it, one card at a time, and damage dealt from that card shows on the
+row's HP bar.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import HP, SURE, arrive, logged_in_cookie, open_person
+
+LAPTOP = {"viewport": {"width": 1366, "height": 768}}
+# Pictures to look at, never kept in the repository.
+SHOTS = Path(os.environ.get("GM_CONSOLE_SHOTS", "/tmp/gm-console-shots"))
+EXTRA = ["Cutthroat", "Archer", "Brute", "Shaman", "Wolf", "Sellsword"]
+
+
+def add(enc, **fields) -> str:
+    from combat import services
+    from combat.access import gm_viewer
+
+    result = services.run_command(enc.pk, gm_viewer(enc), {"type": "add_combatant", **fields})
+    assert result.ok, result.refusal
+    return next(e["data"]["id"] for e in result.events if e["kind"] == "combatant_added")
+
+
+def in_view(box: dict | None, width: int, height: int) -> bool:
+    return (
+        box is not None
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= width
+        and box["y"] + box["height"] <= height
+    )
+
+
+@pytest.mark.parametrize("ruleset", ["action_points", "action_ladder", "initiative_passes"])
+def test_ten_combatants_and_the_turn_fit_a_laptop_screen(
+    ruleset, make_table, browser, live_server_url
+):
+    t = make_table(ruleset)
+    ids = [t.ana, t.bram, t.goblin, t.troll]
+    for n, name in enumerate(EXTRA):
+        ids.append(add(t.enc, name=name, side="npc", hp=HP, initiative=9 - n, stats=SURE))
+    names = ["Ana", "Bram", "Goblin", "Lurking Troll", *EXTRA]
+    assert len(ids) == 10
+
+    gm = open_person(browser, "gm", "GM", **LAPTOP)
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        page.get_by_test_id("start-combat").click()
+        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{ruleset}-started.png"))
+
+        # The whole list and the acting combatant's panel, without scrolling.
+        assert page.evaluate("() => window.scrollY") == 0
+        width, height = LAPTOP["viewport"]["width"], LAPTOP["viewport"]["height"]
+        for cid, name in zip(ids, names, strict=True):
+            row_name = gm.order_row(cid).locator(".name")
+            expect(row_name).to_have_text(name)
+            assert in_view(row_name.bounding_box(), width, height), f"{name} is off the screen"
+            row = gm.order_row(cid).locator(".gm-row")
+            tall = row.bounding_box()["height"]
+            assert 48 <= tall <= 64, f"{name}'s row is {tall} px tall"
+        turn = page.get_by_test_id("turn-panel")
+        expect(turn.get_by_role("heading", level=2)).to_have_text("Ana's turn")
+        assert in_view(turn.get_by_role("heading", level=2).bounding_box(), width, height)
+        end = turn.get_by_test_id(f"end-turn-{t.ana}")
+        assert in_view(end.bounding_box(), width, height), "Ana's End turn is off the screen"
+        advance = page.get_by_test_id("advance-turn")
+        assert in_view(advance.bounding_box(), width, height)
+
+        # A row opens its card under it; opening another closes the first.
+        goblin_card = page.get_by_test_id(f"combatant-{t.goblin}")
+        damage = page.get_by_test_id(f"damage-{t.goblin}")
+        expect(damage).to_be_hidden()
+        gm.order_row(t.goblin).locator(".gm-row").click()
+        expect(goblin_card).to_have_attribute("open", "")
+        expect(damage).to_be_visible()
+        row_box = gm.order_row(t.goblin).locator(".gm-row").bounding_box()
+        damage_box = damage.bounding_box()
+        assert damage_box["y"] >= row_box["y"] + row_box["height"] - 1, "the card is not under"
+        assert damage_box["y"] - (row_box["y"] + row_box["height"]) < 120, "the card is far"
+        page.screenshot(path=str(SHOTS / f"{ruleset}-card-open.png"))
+
+        # Damage from the card: the row's HP text and bar go down.
+        bar = gm.order_row(t.goblin).locator("meter.hp-bar")
+        expect(bar).to_have_attribute("value", str(HP))
+        goblin_card.get_by_label("Amount").fill("60")
+        damage.click()
+        expect(gm.hp(t.goblin)).to_have_text(f"HP {HP - 60} of {HP}")
+        expect(bar).to_have_attribute("value", str(HP - 60))
+        expect(gm.order_row(t.goblin).locator(".row-hp")).to_have_class("row-hp hp-mid")
+        # The card stays open through the push.
+        expect(goblin_card).to_have_attribute("open", "")
+
+        gm.order_row(t.bram).locator(".gm-row").click()
+        expect(page.get_by_test_id(f"combatant-{t.bram}")).to_have_attribute("open", "")
+        expect(goblin_card).not_to_have_attribute("open", "")
+        expect(damage).to_be_hidden()
+
+        # The initiative number turns into a field; Enter sets it.
+        gm.order_row(t.bram).locator(".gm-row").click()  # closed again
+        gm.order_row(ids[8]).locator(".init-btn").click()
+        field = page.locator(f"#init-{ids[8]}")
+        expect(field).to_be_focused()
+        field.fill("30")
+        field.press("Enter")
+        expect(gm.order_row(ids[8]).locator(".init-btn")).to_have_text("30")
+        expect(field).to_be_hidden()
+
+        # A defeated combatant's row shrinks (and dims).
+        last = ids[9]
+        gm.order_row(last).locator(".gm-row").click()
+        page.get_by_test_id(f"combatant-{last}").get_by_label("Amount").fill(str(HP))
+        page.get_by_test_id(f"damage-{last}").click()
+        expect(gm.order_row(last).locator(".tag.warn")).to_have_text("defeated")
+        gm.order_row(last).locator(".gm-row").click()  # closed
+        expect(page.get_by_test_id(f"combatant-{last}")).not_to_have_attribute("open", "")
+        assert gm.order_row(last).locator(".gm-row").bounding_box()["height"] < 48
+        page.screenshot(
+            path=str(SHOTS / f"{ruleset}-after.png"),
+            clip={"x": 0, "y": 0, "width": 740, "height": 768},
+        )
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
+
+
+def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser, live_server_url):
+    """On a 1920x1080 screen: list, turn panel and log side by side; when the Goblin's
+    attack opens Ana's defence window, a strip saying "1 waiting for you" is pinned on
+    top (still there after scrolling), Ana's row carries a badge, and axe finds nothing
+    serious, light or dark."""
+    from tests.ux.conftest import axe_violations
+
+    from .conftest import act
+
+    t = make_table("action_ladder")
+    for n, name in enumerate(EXTRA):
+        add(t.enc, name=name, side="npc", hp=HP, initiative=9 - n, stats=SURE)
+    gm = open_person(browser, "gm", "GM", viewport={"width": 1920, "height": 1080})
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        page.get_by_test_id("start-combat").click()
+        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        for who in (t.bram, t.goblin):
+            page.get_by_test_id("advance-turn").click()
+            expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
+        # The log is beside the list, on the first screen.
+        log_box = gm.log.bounding_box()
+        list_box = page.get_by_test_id("order").bounding_box()
+        assert log_box["x"] > list_box["x"] + list_box["width"], "the log is not beside"
+        assert log_box["y"] < 1080
+
+        act(gm, t.goblin, "attack", target=t.ana)
+        strip = page.get_by_test_id("reactions")
+        expect(strip.get_by_test_id("pending-count")).to_have_accessible_name("1 waiting for you")
+        expect(gm.order_row(t.ana).get_by_test_id(f"reacting-{t.ana}")).to_be_visible()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+            page.screenshot(path=str(SHOTS / f"wide-reaction-{scheme}.png"))
+            found = axe_violations(page, () if scheme == "light" else ("color-contrast",))
+            assert not found, f"{scheme}:\n" + "\n".join(found)
+        open_row = gm.order_row(t.goblin).locator(".gm-row")
+        open_row.click()
+        expect(page.get_by_test_id(f"combatant-{t.goblin}")).to_have_attribute("open", "")
+        found = axe_violations(page)
+        assert not found, "a card open:\n" + "\n".join(found)
+        # On a laptop the page scrolls (the side column is below): the strip stays on top.
+        page.set_viewport_size(LAPTOP["viewport"])
+        page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_function("() => window.scrollY > 200")
+        box = strip.bounding_box()
+        assert box is not None and 0 <= box["y"] <= 10, f"the strip scrolled away: {box}"
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
