@@ -25,6 +25,9 @@
   }
   var KEY = "form_key";
   var HOLD_MS = 600;
+  // A post whose end htmx never reported (its form was redrawn away meanwhile) stops
+  // holding its button back after this long: far above any answer's time.
+  var STUCK_MS = 15000;
   // What is on its way, by which button of which form it is ("the same button" is told by
   // what it says and does, not by the element: a push may morph one button into another).
   var inFlight = new Map(); // id -> {id, sigs, started}
@@ -98,17 +101,23 @@
     if (!isPost(ctx)) {
       return;
     }
-    var buttons = pressed(ctx);
-    var sigs = buttons.map(sig);
-    var id = String(ctx.request.action) + "#" + sigs.join(",");
-    if (inFlight.has(id)) {
-      evt.preventDefault(); // the second of a double click: the first is on its way
-      return;
-    }
     var body = ctx.request.body;
     var shown = shownVersion();
     if (shown && body && typeof body.set === "function" && !body.has(KEY)) {
       body.set(KEY, shown);
+    }
+    var buttons = pressed(ctx);
+    if (!buttons.length) {
+      // A form a script sends (a stroke painted on the map, a token dropped): nobody
+      // clicked it twice, and each one says something new.
+      return;
+    }
+    var sigs = buttons.map(sig);
+    var id = String(ctx.request.action) + "#" + sigs.join(",");
+    var earlier = inFlight.get(id);
+    if (earlier && Date.now() - earlier.started < STUCK_MS) {
+      evt.preventDefault(); // the second of a double click: the first is on its way
+      return;
     }
     var entry = { id: id, sigs: sigs, started: Date.now() };
     inFlight.set(id, entry);
