@@ -53,6 +53,7 @@ class Packed:
     state: State
     commands: int
     slices: list[bytes]
+    chat: bytes = b""
 
 
 def _work_out(raw: bytes) -> Packed:
@@ -64,6 +65,7 @@ def _work_out(raw: bytes) -> Packed:
         plan.state,
         commands_in(rows),
         [pickle.dumps(rows[i : i + ROWS_PER_WRITE]) for i in range(0, len(rows), ROWS_PER_WRITE)],
+        pickle.dumps(plan.chat),
     )
 
 
@@ -98,4 +100,5 @@ def import_upload(user: Any, raw: bytes) -> Encounter:
     except TimeoutError:
         raise NotAnExport(f"checking the import took longer than {TIMEOUT} s.") from None
     slices = (pickle.loads(rows) for rows in packed.slices)
-    return write_slices(user, packed.state, packed.commands, slices)
+    chat = pickle.loads(packed.chat) if packed.chat else []
+    return write_slices(user, packed.state, packed.commands, slices, chat)

@@ -1,0 +1,85 @@
+/* Table talk (templates/combat/components/chat.html). Loaded once with the chat region.
+ *
+ * - Enter sends (the form's own submit); Up in an empty box brings back the last message
+ *   sent, Down clears it again.
+ * - Once the server says "Sent." (data-chat-sent in #chat-status) the box is emptied.
+ * - A message that reached the list twice (a push crossing the whole view sent on
+ *   reconnecting) is kept once.
+ * No inline script and no eval: the Content-Security-Policy allows neither.
+ */
+(function () {
+  "use strict";
+  var last = "";
+  var pending = "";
+
+  function box() {
+    return document.getElementById("chat-text");
+  }
+
+  document.addEventListener("submit", function (e) {
+    if (e.target && e.target.id === "chat-form" && box()) {
+      pending = box().value;
+    }
+  }, true);
+
+  document.addEventListener("keydown", function (e) {
+    var input = box();
+    if (!input || e.target !== input || e.altKey || e.ctrlKey || e.metaKey) {
+      return;
+    }
+    if (e.key === "ArrowUp" && input.value === "" && last) {
+      e.preventDefault();
+      input.value = last;
+      input.setSelectionRange(last.length, last.length);
+    } else if (e.key === "ArrowDown" && input.value === last) {
+      e.preventDefault();
+      input.value = "";
+    }
+  });
+
+  function watchStatus(status) {
+    new MutationObserver(function () {
+      if (status.querySelector("[data-chat-sent]")) {
+        last = pending || last;
+        var input = box();
+        if (input && input.value === pending) {
+          input.value = "";
+        }
+        pending = "";
+      }
+    }).observe(status, { childList: true, subtree: true });
+  }
+
+  function dedupe(list) {
+    new MutationObserver(function (records) {
+      records.forEach(function (r) {
+        r.addedNodes.forEach(function (node) {
+          if (node.nodeType !== 1 || !node.id) {
+            return;
+          }
+          var all = list.querySelectorAll("#" + CSS.escape(node.id));
+          for (var i = 1; i < all.length; i++) {
+            all[i].remove();
+          }
+        });
+      });
+    }).observe(list, { childList: true });
+  }
+
+  function start() {
+    var status = document.getElementById("chat-status");
+    if (status) {
+      watchStatus(status);
+    }
+    var list = document.getElementById("chat-messages");
+    if (list) {
+      dedupe(list);
+    }
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
