@@ -19,6 +19,10 @@
   document.addEventListener("submit", function (e) {
     if (e.target && e.target.id === "chat-form" && box()) {
       pending = box().value;
+      var status = document.getElementById("chat-status");
+      if (status) {
+        status.textContent = ""; // the answer to this message replaces the last one's
+      }
     }
   }, true);
 
