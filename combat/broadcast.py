@@ -275,14 +275,16 @@ def chat_urls(viewer: Viewer, token: str | None = None) -> dict[str, str]:
 
 
 def render_chat_messages(viewer: Viewer, enc: Encounter) -> str:
-    """The reader's latest messages, swapped over their list (part of a whole view)."""
-    if viewer.role == SPECTATOR and not enc.chat_spectators:
-        return ""
+    """The reader's latest messages, swapped over their list (part of a whole view, so a
+    page that was away catches up)."""
     token = enc.spectator_token if viewer.role == SPECTATOR else None
     if viewer.role == PLAYER:
         token = Seat.objects.values_list("token", flat=True).get(pk=viewer.seat_pk)
     ctx = chat.context(viewer, enc, chat_urls(viewer, token))
-    return render_to_string("combat/components/chat.html#messages", {**ctx, "oob": True})
+    # Spectators get their whole region (the GM may have opened or closed it meanwhile);
+    # the table keeps its form (and what is typed in it) and gets the list morphed.
+    part = "region" if viewer.role == SPECTATOR else "messages"
+    return render_to_string(f"combat/components/chat.html#{part}", {**ctx, "oob": True})
 
 
 def publish_chat(message_id: int) -> None:

@@ -40,7 +40,9 @@ DEFAULT_RATE = (5, 10)
 
 
 def rate() -> tuple[int, int]:
-    return tuple(getattr(settings, "VTT_RATE_CHAT", DEFAULT_RATE))  # type: ignore[return-value]
+    """(messages, seconds): VTT_RATE_CHAT if set, else DEFAULT_RATE."""
+    most, window = getattr(settings, "VTT_RATE_CHAT", DEFAULT_RATE)
+    return int(most), int(window)
 
 
 class ChatRefused(ValueError):

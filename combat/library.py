@@ -311,6 +311,11 @@ def parse_export(raw: bytes) -> dict[str, Any]:
             f"That export has a log of {len(data['log'])} entries; at most "
             f"{MAX_IMPORTED_ENTRIES} can be imported."
         )
+    if len(data.get("chat", [])) > MAX_IMPORTED_ENTRIES:
+        raise NotAnExport(
+            f"That export has {len(data['chat'])} chat messages; at most "
+            f"{MAX_IMPORTED_ENTRIES} can be imported."
+        )
     if len(data.get("combatants", [])) > MAX_IMPORTED_COMBATANTS:
         raise NotAnExport(
             f"That export has {len(data['combatants'])} combatants; at most "
@@ -482,7 +487,7 @@ def plan_import(data: dict[str, Any]) -> _Plan:
 def _plan_chat(plan: _Plan, entries: list[Any]) -> None:
     """The exported table talk, kept. Seats are not imported (an import makes new links),
     so a whisper comes back for the GM alone; a roll that does not add up is dropped."""
-    for entry in entries[:MAX_IMPORTED_ENTRIES]:
+    for entry in entries:
         if not isinstance(entry, dict):
             continue
         text = entry.get("text")

@@ -3,7 +3,7 @@
  * - Enter sends (the form's own submit); Up in an empty box brings back the last message
  *   sent, Down clears it again.
  * - Once the server says "Sent." (data-chat-sent in #chat-status) the box is emptied.
- * - A message that reached the list twice (a push crossing the whole view sent on
+ * - A message that reached the page twice (a push crossing the whole view sent on
  *   reconnecting) is kept once.
  * No inline script and no eval: the Content-Security-Policy allows neither.
  */
@@ -54,20 +54,22 @@
     }).observe(status, { childList: true, subtree: true });
   }
 
-  function dedupe(list) {
-    new MutationObserver(function (records) {
-      records.forEach(function (r) {
-        r.addedNodes.forEach(function (node) {
-          if (node.nodeType !== 1 || !node.id) {
-            return;
-          }
-          var all = list.querySelectorAll("#" + CSS.escape(node.id));
-          for (var i = 1; i < all.length; i++) {
-            all[i].remove();
+  // A message that reached the page twice (a push crossing the whole view sent on
+  // reconnecting) is kept once: the copy added later goes.
+  function dedupe(records) {
+    records.forEach(function (r) {
+      r.addedNodes.forEach(function (node) {
+        if (node.nodeType !== 1) {
+          return;
+        }
+        var lines = node.matches(".chat-line") ? [node] : node.querySelectorAll(".chat-line");
+        Array.prototype.forEach.call(lines, function (line) {
+          if (line.id && document.querySelectorAll("#" + CSS.escape(line.id)).length > 1) {
+            line.remove();
           }
         });
       });
-    }).observe(list, { childList: true });
+    });
   }
 
   function start() {
@@ -75,10 +77,8 @@
     if (status) {
       watchStatus(status);
     }
-    var list = document.getElementById("chat-messages");
-    if (list) {
-      dedupe(list);
-    }
+    var table = document.getElementById("table") || document.body;
+    new MutationObserver(dedupe).observe(table, { childList: true, subtree: true });
   }
 
   if (document.readyState === "loading") {

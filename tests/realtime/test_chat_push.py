@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 from combat import broadcast, services
 from combat.access import gm_viewer, seat_viewer
 from combat.models import ChatMessage
-from tests.markers import before_resync, is_view, pushed_so_far
+from tests.markers import before_resync, first_view, is_view, pushed_so_far
 
 from .conftest import Table, gm_socket, player_socket, spectator_socket
 
@@ -105,3 +105,25 @@ async def test_a_deletion_reaches_everyone_who_saw_the_message(table: Table):
     assert frames["public"] == []
     assert await database_sync_to_async(ChatMessage.objects.filter(deleted=True).count)() == 1
     await close_all(socks)
+
+
+async def test_a_socket_that_connects_gets_its_own_table_talk_with_the_whole_view(table: Table):
+    await database_sync_to_async(services.post_chat)(
+        gm_viewer(table.enc), "For Player 2 alone", [str(table.seat2.pk)]
+    )
+    await database_sync_to_async(services.post_chat)(gm_viewer(table.enc), "For all", ["all"])
+    seen = {}
+    for name, comm in (
+        ("p1", player_socket(table.seat1.token)),
+        ("p2", player_socket(table.seat2.token)),
+        ("public", spectator_socket(table.enc.spectator_token)),
+    ):
+        connected, _ = await comm.connect(timeout=TIMEOUT)
+        assert connected
+        seen[name] = await first_view(comm)
+        await comm.disconnect()
+    assert "For all" in seen["p1"] and "For Player 2 alone" not in seen["p1"]
+    assert "For all" in seen["p2"] and "For Player 2 alone" in seen["p2"]
+    # The GM has not let spectators read chat: their region says so, and holds nothing.
+    assert "chat-closed" in seen["public"]
+    assert "For all" not in seen["public"] and "For Player 2 alone" not in seen["public"]
