@@ -57,6 +57,8 @@
   // A message that reached the page twice (a push crossing the whole view sent on
   // reconnecting) is kept once: the copy added later goes.
   function dedupe(records) {
+    var scroller = document.getElementById("chat-scroll");
+    var newest = false;
     records.forEach(function (r) {
       r.addedNodes.forEach(function (node) {
         if (node.nodeType !== 1) {
@@ -66,16 +68,26 @@
         Array.prototype.forEach.call(lines, function (line) {
           if (line.id && document.querySelectorAll("#" + CSS.escape(line.id)).length > 1) {
             line.remove();
+          } else if (!line.nextElementSibling) {
+            newest = true;
           }
         });
       });
     });
+    // A new message at the end is brought into view if the reader was at the end.
+    if (newest && scroller && scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 160) {
+      scroller.scrollTop = scroller.scrollHeight;
+    }
   }
 
   function start() {
     var status = document.getElementById("chat-status");
     if (status) {
       watchStatus(status);
+    }
+    var scroller = document.getElementById("chat-scroll");
+    if (scroller) {
+      scroller.scrollTop = scroller.scrollHeight; // the latest messages first in view
     }
     var table = document.getElementById("table") || document.body;
     new MutationObserver(dedupe).observe(table, { childList: true, subtree: true });

@@ -15,6 +15,9 @@ def say(person: Person, text: str, to: str | list[str] | None = None) -> None:
         page.get_by_test_id("chat-to").select_option(to)
     box = page.get_by_test_id("chat-text")
     box.fill(text)
+    # Enter sends through the form's Send button, which stays busy for a moment after
+    # each post (static/js/posts.js): a second Enter within it sends nothing.
+    expect(page.get_by_test_id("chat-send")).to_be_enabled()
     box.press("Enter")
     expect(page.get_by_test_id("chat-sent")).to_be_visible()
     expect(box).to_have_value("")
@@ -48,6 +51,15 @@ def test_table_talk_reaches_the_right_pages_live(make_table, sit_down):
     expect(p1.page.get_by_test_id("chat-text")).to_have_value("Hold the bridge!")
     p1.page.get_by_test_id("chat-text").fill("")
 
+    # Bad dice are refused in words in the chat form, and nothing is said.
+    box = p2.page.get_by_test_id("chat-text")
+    box.fill("/r 2d")
+    expect(p2.page.get_by_test_id("chat-send")).to_be_enabled()
+    box.press("Enter")
+    expect(p2.page.get_by_test_id("chat-refusal")).to_contain_text("cannot be rolled")
+    expect(box).to_have_value("/r 2d")
+    box.fill("")
+
     # A whisper from the GM to Player 2: only on the GM's and Player 2's pages.
     say(gm, "Bram smells smoke", [str(t.seat2.pk)])
     expect(chat(p2)).to_contain_text("Bram smells smoke")
@@ -65,5 +77,7 @@ def test_table_talk_reaches_the_right_pages_live(make_table, sit_down):
     for p in people.everyone:
         expect(chat(p)).not_to_contain_text("Hold the bridge!")
         expect(chat(p)).to_contain_text("message deleted by the GM")
-    for p in people.everyone:
+    for p in (gm, p1, spectator):
         assert not p.errors, (p.name, p.errors)
+    # Player 2's only one: the refused dice, answered 400 with the sentence shown above.
+    assert len(p2.errors) == 1 and "400" in p2.errors[0], p2.errors
