@@ -254,8 +254,10 @@ def close_spectators(encounter_id: int) -> None:
 # --- table talk (combat/chat.py) ------------------------------------------------------------
 
 
-def chat_urls(viewer: Viewer, token: str | None = None) -> dict[str, str]:
-    """The chat region's addresses for one reader (GM: by encounter; others: by link)."""
+def chat_urls(viewer: Viewer) -> dict[str, str]:
+    """The chat region's addresses for one reader. A link's pages post to addresses
+    relative to themselves: no secret link is ever written into a page's forms or sent
+    over a socket (docs/decisions.md, "Secret links never travel over sockets")."""
     from django.urls import reverse
 
     if viewer.role == GM:
@@ -267,20 +269,14 @@ def chat_urls(viewer: Viewer, token: str | None = None) -> dict[str, str]:
             "spectators": reverse("chat_gm_spectators", args=args),
         }
     if viewer.role == PLAYER:
-        return {
-            "post": reverse("chat_player_post", args=[token]),
-            "older": reverse("chat_player_older", args=[token]),
-        }
-    return {"older": reverse("chat_spectator_older", args=[token])}
+        return {"post": "chat/", "older": "chat/older/"}
+    return {"older": "chat/older/"}
 
 
 def render_chat_messages(viewer: Viewer, enc: Encounter) -> str:
     """The reader's latest messages, swapped over their list (part of a whole view, so a
     page that was away catches up)."""
-    token = enc.spectator_token if viewer.role == SPECTATOR else None
-    if viewer.role == PLAYER:
-        token = Seat.objects.values_list("token", flat=True).get(pk=viewer.seat_pk)
-    ctx = chat.context(viewer, enc, chat_urls(viewer, token))
+    ctx = chat.context(viewer, enc, chat_urls(viewer))
     # Spectators get their whole region (the GM may have opened or closed it meanwhile);
     # the table keeps its form (and what is typed in it) and gets the list morphed.
     part = "region" if viewer.role == SPECTATOR else "messages"
@@ -324,7 +320,7 @@ def publish_chat_region(encounter_id: int) -> None:
     if enc is None or not enc.spectator_token:
         return
     viewer = spectator_viewer(enc)
-    ctx = chat.context(viewer, enc, chat_urls(viewer, enc.spectator_token))
+    ctx = chat.context(viewer, enc, chat_urls(viewer))
     html = render_to_string("combat/components/chat.html#region", {**ctx, "oob": True})
     cred = credential(enc.spectator_token)
     _send(group_name(enc.pk, SPECTATOR), {"type": CHAT, "html": html, "cred": cred})

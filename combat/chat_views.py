@@ -55,13 +55,13 @@ def _post(request: HttpRequest, viewer: Viewer, who: str, back: str) -> HttpResp
     return _said(request, "Sent.", 200, back, ok=True, sent=True)
 
 
-def _older(request: HttpRequest, viewer: Viewer, enc: Encounter, token: str | None) -> HttpResponse:
+def _older(request: HttpRequest, viewer: Viewer, enc: Encounter) -> HttpResponse:
     raw = request.GET.get("before", "")
     if not raw.isdigit() or len(raw) > 12:
         return HttpResponse(
             '<li class="muted">Which messages? The address is not complete.</li>', status=400
         )
-    ctx = chat.context(viewer, enc, broadcast.chat_urls(viewer, token))
+    ctx = chat.context(viewer, enc, broadcast.chat_urls(viewer))
     ctx.update(chat.page(viewer, enc, before=int(raw)))
     return HttpResponse(render_to_string("combat/components/chat.html#page", ctx, request))
 
@@ -89,19 +89,19 @@ def player_post(request: HttpRequest, token: str) -> HttpResponse:
 @require_GET
 def gm_older(request: HttpRequest, encounter_id: int) -> HttpResponse:
     enc = gm_encounter(request.user, encounter_id)
-    return _older(request, gm_viewer(enc), enc, None)
+    return _older(request, gm_viewer(enc), enc)
 
 
 @require_GET
 def player_older(request: HttpRequest, token: str) -> HttpResponse:
     seat = seat_by_token(token)
-    return _older(request, seat_viewer(seat), seat.encounter, token)
+    return _older(request, seat_viewer(seat), seat.encounter)
 
 
 @require_GET
 def spectator_older(request: HttpRequest, token: str) -> HttpResponse:
     enc = encounter_by_spectator_token(token)
-    return _older(request, spectator_viewer(enc), enc, token)
+    return _older(request, spectator_viewer(enc), enc)
 
 
 @login_required

@@ -895,9 +895,7 @@ def log_download(request: HttpRequest, encounter_id: int) -> HttpResponse:
 def player(request: HttpRequest, token: str) -> HttpResponse:
     seat = seat_by_token(token)
     ctx = screens.player_context(seat.encounter, seat)
-    talk = chat.context(
-        seat_viewer(seat), seat.encounter, broadcast.chat_urls(seat_viewer(seat), token)
-    )
+    talk = chat.context(seat_viewer(seat), seat.encounter, broadcast.chat_urls(seat_viewer(seat)))
     return render(request, "combat/player.html", {**ctx, **talk, "hide_login": True})
 
 
@@ -931,5 +929,5 @@ def spectator(request: HttpRequest, token: str) -> HttpResponse:
     enc = encounter_by_spectator_token(token)
     ctx = screens.public_context(enc)
     viewer = spectator_viewer(enc)
-    talk = chat.context(viewer, enc, broadcast.chat_urls(viewer, token))
+    talk = chat.context(viewer, enc, broadcast.chat_urls(viewer))
     return render(request, "combat/spectator.html", {**ctx, **talk, "hide_login": True})

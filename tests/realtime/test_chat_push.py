@@ -126,4 +126,8 @@ async def test_a_socket_that_connects_gets_its_own_table_talk_with_the_whole_vie
     assert "For all" in seen["p2"] and "For Player 2 alone" in seen["p2"]
     # The GM has not let spectators read chat: their region says so, and holds nothing.
     assert "chat-closed" in seen["public"]
+    # The chat's addresses are relative to the page: no secret link travels over a socket.
+    for frame in seen.values():
+        assert table.seat1.token not in frame and table.seat2.token not in frame
+        assert table.enc.spectator_token not in frame
     assert "For all" not in seen["public"] and "For Player 2 alone" not in seen["public"]

@@ -171,6 +171,7 @@ def test_the_page_shows_the_latest_fifty_and_older_ones_on_asking(table: TableFi
     assert 'data-testid="chat-older"' in page
     oldest = ChatMessage.objects.get(text="line 070").pk
     older = table.p1.get(f"{table.player1_url}chat/older/?before={oldest}").content.decode()
+    assert table.seat1.token not in older  # addresses relative to the page, not the link
     assert "line 069" in older and "line 020" in older and "line 019" not in older
     assert "line 070" not in older and 'data-testid="chat-older"' in older
     oldest = ChatMessage.objects.get(text="line 020").pk
