@@ -15,9 +15,18 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
-from combat import presence, screens
-from combat.access import GM, PLAYER, SPECTATOR, Viewer, still_valid
-from combat.models import Encounter, Seat
+from combat import chat, presence, screens
+from combat.access import (
+    GM,
+    PLAYER,
+    SPECTATOR,
+    Viewer,
+    gm_viewer,
+    seat_viewer,
+    spectator_viewer,
+    still_valid,
+)
+from combat.models import ChatMessage, Encounter, Seat
 from combat.rules import Encounter as State
 from combat.templatetags.memo import PerPush
 
@@ -26,6 +35,7 @@ log = logging.getLogger(__name__)
 # Channel-layer message types; consumers have a handler for each.
 FRAME = "frame.push"
 PRESENCE = "presence.push"
+CHAT = "chat.push"  # one chat message (or the spectators' chat region), not a versioned frame
 CLOSE = "socket.close"
 
 
@@ -84,12 +94,14 @@ def _memo(shared: screens.Shared | None) -> PerPush | bool:
 def render_view(viewer: Viewer, *, oob: bool = True) -> tuple[str, int]:
     """The whole current view of one audience as out-of-band fragments, and its version."""
     enc = Encounter.objects.get(pk=viewer.encounter_id)
+    # The reader's table talk comes with the whole view: a page that was away catches up.
+    talk = render_chat_messages(viewer, enc) if oob else ""
     if viewer.role == GM:
-        return render_gm(enc, oob=oob), enc.version
+        return render_gm(enc, oob=oob) + talk, enc.version
     if viewer.role == PLAYER:
         seat = Seat.objects.get(pk=viewer.seat_pk)
-        return render_player(enc, seat, oob=oob), enc.version
-    return render_public(enc, oob=oob), enc.version
+        return render_player(enc, seat, oob=oob) + talk, enc.version
+    return render_public(enc, oob=oob) + talk, enc.version
 
 
 # `prev_version` is set on pushed changes only: "this frame holds every change after that
@@ -237,3 +249,78 @@ def close_user(user_id: int) -> None:
 
 def close_spectators(encounter_id: int) -> None:
     _send(group_name(encounter_id, SPECTATOR), {"type": CLOSE})
+
+
+# --- table talk (combat/chat.py) ------------------------------------------------------------
+
+
+def chat_urls(viewer: Viewer) -> dict[str, str]:
+    """The chat region's addresses for one reader. A link's pages post to addresses
+    relative to themselves: no secret link is ever written into a page's forms or sent
+    over a socket (docs/decisions.md, "Secret links never travel over sockets")."""
+    from django.urls import reverse
+
+    if viewer.role == GM:
+        args = [viewer.encounter_id]
+        return {
+            "post": reverse("chat_gm_post", args=args),
+            "older": reverse("chat_gm_older", args=args),
+            "delete": reverse("chat_gm_delete", args=args),
+            "spectators": reverse("chat_gm_spectators", args=args),
+        }
+    if viewer.role == PLAYER:
+        return {"post": "chat/", "older": "chat/older/"}
+    return {"older": "chat/older/"}
+
+
+def render_chat_messages(viewer: Viewer, enc: Encounter) -> str:
+    """The reader's latest messages, swapped over their list (part of a whole view, so a
+    page that was away catches up)."""
+    ctx = chat.context(viewer, enc, chat_urls(viewer))
+    # Spectators get their whole region (the GM may have opened or closed it meanwhile);
+    # the table keeps its form (and what is typed in it) and gets the list morphed.
+    part = "region" if viewer.role == SPECTATOR else "messages"
+    return render_to_string(f"combat/components/chat.html#{part}", {**ctx, "oob": True})
+
+
+def publish_chat(message_id: int) -> None:
+    """After a commit: the one message, rendered per audience that may see it, to exactly
+    those groups (a deletion replaces it in place): a whisper reaches no one else."""
+    msg = ChatMessage.objects.select_related("encounter").filter(pk=message_id).first()
+    if msg is None:
+        return
+    enc = msg.encounter
+    recipients = set(msg.recipients.values_list("pk", flat=True))
+    how = "replace" if msg.deleted else "new"
+    out: list[tuple[str, dict[str, Any]]] = []
+    gm = gm_viewer(enc)
+    html = chat.render_line(msg, gm, chat_urls(gm)["delete"], oob=how)
+    out.append(
+        (group_name(enc.pk, GM), {"type": CHAT, "html": html, "cred": credential(enc.owner_id)})
+    )
+    for seat in enc.seats.filter(revoked=False):
+        viewer = seat_viewer(seat)
+        if chat.can_see(viewer, msg, recipients, enc):
+            html = chat.render_line(msg, viewer, "", oob=how)
+            cred = credential(seat.token)
+            out.append(
+                (group_name(enc.pk, PLAYER, seat.pk), {"type": CHAT, "html": html, "cred": cred})
+            )
+    public = spectator_viewer(enc)
+    if enc.spectator_token and chat.can_see(public, msg, recipients, enc):
+        html = chat.render_line(msg, public, "", oob=how)
+        cred = credential(enc.spectator_token)
+        out.append((group_name(enc.pk, SPECTATOR), {"type": CHAT, "html": html, "cred": cred}))
+    _send_all(out)
+
+
+def publish_chat_region(encounter_id: int) -> None:
+    """The spectators' chat region anew (the GM let them read it, or stopped)."""
+    enc = Encounter.objects.filter(pk=encounter_id).first()
+    if enc is None or not enc.spectator_token:
+        return
+    viewer = spectator_viewer(enc)
+    ctx = chat.context(viewer, enc, chat_urls(viewer))
+    html = render_to_string("combat/components/chat.html#region", {**ctx, "oob": True})
+    cred = credential(enc.spectator_token)
+    _send(group_name(enc.pk, SPECTATOR), {"type": CHAT, "html": html, "cred": cred})

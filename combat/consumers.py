@@ -163,7 +163,7 @@ class TokenBucket:
 
 
 # Push-only handlers touch no database: skip Channels' per-event connection cleanup for them.
-_PUSH_TYPES = frozenset({broadcast.FRAME, broadcast.PRESENCE, broadcast.CLOSE})
+_PUSH_TYPES = frozenset({broadcast.FRAME, broadcast.PRESENCE, broadcast.CHAT, broadcast.CLOSE})
 
 
 _UNKNOWN: Any = object()
@@ -532,6 +532,16 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def presence_push(self, event: dict[str, Any]) -> None:
         if self.gone:
+            return
+        await self.send_pushed(event)
+
+    async def chat_push(self, event: dict[str, Any]) -> None:
+        """One chat message, rendered for this socket's audience: like a frame, sent only
+        if it was rendered for this socket's own link (a replaced link gets nothing)."""
+        if self.gone:
+            return
+        if event.get("cred", self.cred) != self.cred:
+            self.check_soon()
             return
         await self.send_pushed(event)
 

@@ -39,11 +39,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
-from combat import api, planner, ratelimit, screens, services, statediff
+from combat import api, chat, planner, ratelimit, screens, services, statediff
 from combat.access import Viewer, gm_encounter, gm_viewer
-from combat.models import CombatantTemplate, Encounter, LogEntry
+from combat.models import ChatMessage, CombatantTemplate, Encounter, LogEntry
 from combat.rules import Encounter as State
-from combat.rules import Refusal, apply, get_ruleset, new_encounter, rulesets
+from combat.rules import Refusal, apply, dice, get_ruleset, new_encounter, rulesets
 from combat.rules.integrity import Inconsistent, restore_and_exercise
 from combat.views import answer, command_limit, login_required, require_GET, require_POST
 
@@ -219,7 +219,28 @@ def export_head(enc: Encounter) -> dict[str, Any]:
         # The fight as it stands, for "resume" (plan_resume); the same JSON the database
         # keeps, so an import reproduces it exactly.
         "state": state.to_dict(),
+        "chat": export_chat(enc),
     }
+
+
+def export_chat(enc: Encounter) -> list[dict[str, Any]]:
+    """The table talk, whispers included (the export is the GM's file), oldest first."""
+    names = dict(enc.seats.values_list("pk", "name"))
+    out = []
+    for m in enc.chat.order_by("id").prefetch_related("recipients"):
+        out.append(
+            {
+                "created": m.created.isoformat(),
+                "author_kind": m.author_kind,
+                "author": m.author_name,
+                "text": m.text,
+                "roll": m.roll,
+                "whisper": m.whisper,
+                "to": [names.get(s.pk, "a seat") for s in m.recipients.all()],
+                "deleted": m.deleted,
+            }
+        )
+    return out
 
 
 def export_log(enc: Encounter) -> Iterator[dict[str, Any]]:
@@ -294,7 +315,7 @@ def parse_export(raw: bytes) -> dict[str, Any]:
             f"That export uses the rules {enc.get('ruleset')!r}, which this site does not "
             f"have (it has {known})."
         )
-    for key, kind in (("combatants", list), ("log", list)):
+    for key, kind in (("combatants", list), ("log", list), ("chat", list)):
         if not isinstance(data.get(key, []), kind):
             raise NotAnExport(f'In that export, "{key}" is not a list.')
     if not all(isinstance(c, dict) for c in data.get("combatants", [])):
@@ -302,6 +323,11 @@ def parse_export(raw: bytes) -> dict[str, Any]:
     if len(data.get("log", [])) > MAX_IMPORTED_ENTRIES:
         raise NotAnExport(
             f"That export has a log of {len(data['log'])} entries; at most "
+            f"{MAX_IMPORTED_ENTRIES} can be imported."
+        )
+    if len(data.get("chat", [])) > MAX_IMPORTED_ENTRIES:
+        raise NotAnExport(
+            f"That export has {len(data['chat'])} chat messages; at most "
             f"{MAX_IMPORTED_ENTRIES} can be imported."
         )
     if len(data.get("combatants", [])) > MAX_IMPORTED_COMBATANTS:
@@ -372,6 +398,7 @@ class _Plan:
     state: State
     last: dict[str, Any] = dataclass_field(default_factory=dict)  # state.to_dict()
     rows: list[LogEntry] = dataclass_field(default_factory=list)
+    chat: list[ChatMessage] = dataclass_field(default_factory=list)
     stored: int = 0
 
     def count(self, *values: Any) -> None:
@@ -467,6 +494,7 @@ def plan_import(data: dict[str, Any]) -> _Plan:
         if c.get("defeated") and not plan.state.combatants[new_id].defeated:
             run({"type": "defeat", "actor": new_id}, f"Defeating {name!r}")
     _plan_log(plan, data.get("log", []), ids)
+    _plan_chat(plan, data.get("chat", []))
     return plan
 
 
@@ -510,7 +538,39 @@ def plan_resume(data: dict[str, Any]) -> _Plan:
     plan = _Plan(state, state.to_dict())
     plan.count(plan.last)
     _plan_log(plan, data.get("log", []), {cid: cid for cid in state.combatants})
+    _plan_chat(plan, data.get("chat", []))
     return plan
+
+
+def _plan_chat(plan: _Plan, entries: list[Any]) -> None:
+    """The exported table talk, kept. Seats are not imported (an import makes new links),
+    so a whisper comes back for the GM alone; a roll that does not add up is dropped."""
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        text = entry.get("text")
+        author = entry.get("author")
+        text = text.replace("\x00", "")[: chat.MAX_TEXT] if isinstance(text, str) else ""
+        author = author.replace("\x00", "")[:200] if isinstance(author, str) else ""
+        roll = entry.get("roll")
+        try:
+            roll = dice.Roll.from_dict(roll).to_dict() if roll else None
+        except (dice.DiceError, ValueError, TypeError, AttributeError):
+            roll = None
+        if not text and roll is None:
+            continue
+        kind = entry.get("author_kind")
+        plan.count(text, author, roll)
+        plan.chat.append(
+            ChatMessage(
+                author_kind=kind if kind in (ChatMessage.GM, ChatMessage.SEAT) else ChatMessage.GM,
+                author_name=author or "GM",
+                text=text,
+                roll=roll,
+                whisper=bool(entry.get("whisper")),
+                deleted=bool(entry.get("deleted")),
+            )
+        )
 
 
 def import_encounter(user: Any, data: dict[str, Any], *, resume: bool = False) -> Encounter:
@@ -534,7 +594,7 @@ def write_import(user: Any, plan: _Plan) -> Encounter:
     """Write a worked-out import (see `write_slices`)."""
     rows = plan.rows
     slices = (rows[i : i + ROWS_PER_WRITE] for i in range(0, len(rows), ROWS_PER_WRITE))
-    return write_slices(user, plan.state, commands_in(rows), slices)
+    return write_slices(user, plan.state, commands_in(rows), slices, plan.chat)
 
 
 def commands_in(rows: list[LogEntry]) -> int:
@@ -542,7 +602,11 @@ def commands_in(rows: list[LogEntry]) -> int:
 
 
 def write_slices(
-    user: Any, state: State, commands: int, slices: Iterable[list[LogEntry]]
+    user: Any,
+    state: State,
+    commands: int,
+    slices: Iterable[list[LogEntry]],
+    chat_rows: Iterable[ChatMessage] = (),
 ) -> Encounter:
     """Write the encounter row, then its log one slice of rows at a time, each slice its
     own short transaction, so other tables' commands get in between. Should a slice fail,
@@ -563,6 +627,12 @@ def write_slices(
                     row.version = enc.version
             with transaction.atomic():
                 LogEntry.objects.bulk_create(rows)
+        said = list(chat_rows)
+        for message in said:
+            message.encounter = enc
+        for i in range(0, len(said), ROWS_PER_WRITE):
+            with transaction.atomic():
+                ChatMessage.objects.bulk_create(said[i : i + ROWS_PER_WRITE])
     except BaseException:
         enc.delete()
         raise

@@ -38,6 +38,8 @@ class Encounter(models.Model):
     spectator_token = models.CharField(
         max_length=64, unique=True, null=True, blank=True, default=new_token
     )
+    # Whether the spectators' link shows the table talk said to everyone (combat/chat.py).
+    chat_spectators = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -174,3 +176,37 @@ class CombatantTemplate(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class ChatMessage(models.Model):
+    """One line of table talk (combat/chat.py): said to everyone, or whispered.
+
+    A whisper always reaches the GM; `recipients` are the seats it is also for (none: the
+    GM only). Its author's seat sees it too. `roll` is a server-side roll (/r, /gr):
+    the dice module's `Roll.to_dict()`. A deleted message stays, marked, so everyone's
+    page can say "deleted by the GM" in its place.
+    """
+
+    GM = "gm"
+    SEAT = "seat"
+    SPECTATOR = "spectator"
+    AUTHOR_KINDS = [(GM, "GM"), (SEAT, "Seat"), (SPECTATOR, "Spectator")]
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="chat")
+    created = models.DateTimeField(auto_now_add=True)
+    author_kind = models.CharField(max_length=10, choices=AUTHOR_KINDS)
+    author_seat = models.ForeignKey(
+        Seat, on_delete=models.SET_NULL, null=True, blank=True, related_name="chat_said"
+    )
+    author_name = models.CharField(max_length=200)
+    text = models.CharField(max_length=500, blank=True)
+    roll = models.JSONField(null=True, blank=True)
+    whisper = models.BooleanField(default=False)
+    recipients = models.ManyToManyField(Seat, blank=True, related_name="chat_whispers")
+    deleted = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.author_name}: {self.text[:40]}"

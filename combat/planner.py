@@ -55,6 +55,7 @@ class Packed:
     commands: int
     slices: list[bytes]
     resumed: bool = False
+    chat: bytes = b""
 
 
 def _work_out(raw: bytes, resume: bool) -> Packed:
@@ -76,6 +77,7 @@ def _work_out(raw: bytes, resume: bool) -> Packed:
         commands_in(rows),
         [pickle.dumps(rows[i : i + ROWS_PER_WRITE]) for i in range(0, len(rows), ROWS_PER_WRITE)],
         resumed,
+        pickle.dumps(plan.chat),
     )
 
 
@@ -112,4 +114,5 @@ def import_upload(user: Any, raw: bytes, *, resume: bool = False) -> tuple[Encou
     except TimeoutError:
         raise NotAnExport(f"checking the import took longer than {TIMEOUT} s.") from None
     slices = (pickle.loads(rows) for rows in packed.slices)
-    return write_slices(user, packed.state, packed.commands, slices), packed.resumed
+    chat = pickle.loads(packed.chat) if packed.chat else []
+    return write_slices(user, packed.state, packed.commands, slices, chat), packed.resumed

@@ -18,9 +18,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from combat import broadcast, screens, statediff
+from combat import broadcast, chat, screens, statediff
 from combat.access import GM, PLAYER, Viewer
-from combat.models import Encounter, LogEntry, Seat, new_token
+from combat.models import ChatMessage, Encounter, LogEntry, Seat, new_token
 from combat.rules import Encounter as State
 from combat.rules import Refusal, apply, new_encounter, rulesets, view
 from combat.rules.engine import NO_WINDOW, UNKNOWN_COMMAND
@@ -466,3 +466,47 @@ def set_spectator_link(encounter_id: int, enabled: bool) -> str | None:
         transaction.on_commit(partial(broadcast.close_spectators, enc.pk), robust=True)
         _publish_on_commit(enc)
     return enc.spectator_token
+
+
+# --- table talk (combat/chat.py): not rules state, no version; pushed on its own ----------
+
+
+def post_chat(viewer: Viewer, text: Any, chosen: list[str]) -> ChatMessage:
+    """Store one message (a roll rolled here) and push it once committed; raises
+    chat.ChatRefused with a sentence, storing nothing, if it cannot be sent."""
+    with transaction.atomic():
+        enc = Encounter.objects.get(pk=viewer.encounter_id)
+        seats = list(enc.seats.all())
+        parsed = chat.parse(text, viewer, seats, chosen, make_rng())
+        seat = next((s for s in seats if s.pk == viewer.seat_id), None)
+        msg = ChatMessage.objects.create(
+            encounter=enc,
+            author_kind=ChatMessage.GM if viewer.role == GM else ChatMessage.SEAT,
+            author_seat=seat,
+            author_name=chat.author_name(viewer, seat, State.from_dict(enc.state)),
+            text=parsed.text,
+            roll=parsed.roll,
+            whisper=parsed.whisper,
+        )
+        if parsed.recipients:
+            msg.recipients.set(parsed.recipients)
+        transaction.on_commit(partial(broadcast.publish_chat, msg.pk), robust=True)
+    return msg
+
+
+def delete_chat(encounter_id: int, message_id: int) -> bool:
+    """The GM deletes a message for everyone; False if there is no such message."""
+    with transaction.atomic():
+        done = ChatMessage.objects.filter(
+            encounter_id=encounter_id, pk=message_id, deleted=False
+        ).update(deleted=True)
+        if done:
+            transaction.on_commit(partial(broadcast.publish_chat, message_id), robust=True)
+    return bool(done)
+
+
+def set_chat_spectators(encounter_id: int, on: bool) -> None:
+    """Whether spectators read what is said to everyone; their chat region is pushed anew."""
+    with transaction.atomic():
+        Encounter.objects.filter(pk=encounter_id).update(chat_spectators=on)
+        transaction.on_commit(partial(broadcast.publish_chat_region, encounter_id), robust=True)

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from combat import accounts, api, contract, library, summary, views
+from combat import accounts, api, chat_views, contract, library, summary, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -52,6 +52,18 @@ urlpatterns = [
     path("enc/<int:encounter_id>/summary/", summary.gm_summary, name="gm_summary"),
     path("p/<str:token>/summary/", summary.player_summary, name="player_summary"),
     path("s/<str:token>/summary/", summary.spectator_summary, name="spectator_summary"),
+    # Table talk (combat/chat.py)
+    path("enc/<int:encounter_id>/chat/", chat_views.gm_post, name="chat_gm_post"),
+    path("enc/<int:encounter_id>/chat/older/", chat_views.gm_older, name="chat_gm_older"),
+    path("enc/<int:encounter_id>/chat/delete/", chat_views.gm_delete, name="chat_gm_delete"),
+    path(
+        "enc/<int:encounter_id>/chat/spectators/",
+        chat_views.gm_spectators,
+        name="chat_gm_spectators",
+    ),
+    path("p/<str:token>/chat/", chat_views.player_post, name="chat_player_post"),
+    path("p/<str:token>/chat/older/", chat_views.player_older, name="chat_player_older"),
+    path("s/<str:token>/chat/older/", chat_views.spectator_older, name="chat_spectator_older"),
     # Players and spectators, by secret link
     path("p/<str:token>/", views.player, name="player"),
     path("p/<str:token>/command/", views.player_command, name="player_command"),

@@ -26,7 +26,7 @@ from django.urls import Resolver404, reverse
 from django.views.decorators.cache import never_cache
 from django_htmx.middleware import HtmxDetails
 
-from combat import api, forms, ratelimit, screens, services
+from combat import api, broadcast, chat, forms, ratelimit, screens, services
 from combat.access import (
     Viewer,
     encounter_by_spectator_token,
@@ -34,6 +34,7 @@ from combat.access import (
     gm_viewer,
     seat_by_token,
     seat_viewer,
+    spectator_viewer,
 )
 from combat.models import ApiToken, Encounter
 from combat.rules import Encounter as State
@@ -546,6 +547,7 @@ def _console(
     ctx.update(screens.gm_links(enc))
     ctx["add_cf"] = combatant_form_context(enc, state, None)
     ctx["cf"] = cf
+    ctx.update(chat.context(gm_viewer(enc), enc, broadcast.chat_urls(gm_viewer(enc))))
     return render(request, "combat/gm.html", ctx)
 
 
@@ -893,7 +895,8 @@ def log_download(request: HttpRequest, encounter_id: int) -> HttpResponse:
 def player(request: HttpRequest, token: str) -> HttpResponse:
     seat = seat_by_token(token)
     ctx = screens.player_context(seat.encounter, seat)
-    return render(request, "combat/player.html", {**ctx, "hide_login": True})
+    talk = chat.context(seat_viewer(seat), seat.encounter, broadcast.chat_urls(seat_viewer(seat)))
+    return render(request, "combat/player.html", {**ctx, **talk, "hide_login": True})
 
 
 @require_POST
@@ -925,4 +928,6 @@ def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
 def spectator(request: HttpRequest, token: str) -> HttpResponse:
     enc = encounter_by_spectator_token(token)
     ctx = screens.public_context(enc)
-    return render(request, "combat/spectator.html", {**ctx, "hide_login": True})
+    viewer = spectator_viewer(enc)
+    talk = chat.context(viewer, enc, broadcast.chat_urls(viewer))
+    return render(request, "combat/spectator.html", {**ctx, **talk, "hide_login": True})

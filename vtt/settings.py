@@ -248,6 +248,8 @@ VTT_IMPORT_MAX_DEPTH = env_int("VTT_IMPORT_MAX_DEPTH", 32)
 # account or address (combat/ratelimit.py). Far above honest play: a player acts every
 # few seconds, a GM imports a few files a session and a household signs up a few accounts.
 VTT_RATE_COMMANDS = (env_int("VTT_RATE_COMMANDS", 60), 10)
+# Table talk (combat/chat.py), per seat link and per GM account.
+VTT_RATE_CHAT = (env_int("VTT_RATE_CHAT", 5), 10)
 VTT_RATE_IMPORTS = (env_int("VTT_RATE_IMPORTS", 20), 3600)
 VTT_RATE_SIGNUPS = (env_int("VTT_RATE_SIGNUPS", 20), 3600)
 # Password reset requests, per address and per e-mail address typed (so nobody's inbox is
