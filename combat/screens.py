@@ -375,6 +375,89 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
     return KeyedList(out)
 
 
+# The actions a player reaches for most, per ruleset (the basic attack, then movement, then
+# the rest): shown first and in full when they can be taken now.
+FIRST_ACTIONS: dict[str, tuple[str, ...]] = {
+    "action_points": ("basic_attack", "move", "cast_spell", "defensive_stance"),
+    "action_ladder": ("attack", "step", "walk", "evade"),
+    "initiative_passes": ("attack", "move", "draw_weapon", "reload"),
+}
+# The groups the other actions fall in, in this order, with their headings.
+CATEGORIES: dict[str, str] = {
+    "movement": "Movement",
+    "attack": "Attacks",
+    "combat": "Combat",
+    "magic": "Magic",
+    "major": "Major actions",
+    "minor": "Minor actions",
+    "defence": "Defence",
+    "utility": "Utility",
+    "free": "Free actions",
+    "other": "Other",
+    "custom": "The GM's actions",
+    "reaction": "Reactions",
+}
+# With this many or fewer actions possible now, every one of them is shown in full.
+FEW_NOW = 4
+# With more actions than this, a filter box helps find one by name.
+FILTER_FROM = 8
+
+
+def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
+    """One combatant's actions as a panel shows them: those possible now and most used first,
+    the other possible ones grouped by category, the rest in one group at the bottom whose
+    reason, when most of them share it, is said once (`shared_reason`)."""
+    first = FIRST_ACTIONS.get(ruleset, ())
+    allowed = [a for a in actions if a["allowed"]]
+    if len(allowed) <= FEW_NOW:
+        top = allowed
+    else:
+        top = [a for a in allowed if a["key"] in first]
+    top = sorted(top, key=lambda a: first.index(a["key"]) if a["key"] in first else len(first))
+    shown = {a["key"] for a in top}
+    by_category: dict[str, list[dict[str, Any]]] = {}
+    for a in allowed:
+        if a["key"] not in shown:
+            by_category.setdefault(a["category"], []).append(a)
+    order = list(CATEGORIES)
+    groups = [
+        {
+            "category": cat,
+            "label": CATEGORIES.get(cat, cat.replace("_", " ").capitalize()),
+            "count": len(acts),
+            "actions": KeyedList(acts),
+        }
+        for cat, acts in sorted(
+            by_category.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
+        )
+    ]
+    # Reasons said once for many: the words before the colon ("Not Ana's turn"), the action's
+    # own name taken out ("Dodge is a reaction: ..." is said once for every reaction).
+    gists = [_gist(a) for a in actions if not a["allowed"]]
+    counts: dict[str, int] = {}
+    for g in gists:
+        counts[g] = counts.get(g, 0) + 1
+    shared = sorted((g for g in counts if counts[g] >= 2), key=lambda g: -counts[g])
+    blocked = [
+        {**a, "shared": shared.index(g) + 1 if g in shared else 0}
+        for a, g in zip((a for a in actions if not a["allowed"]), gists, strict=True)
+    ]
+    return KeyedDict(
+        top=KeyedList(top),
+        groups=groups,
+        blocked=KeyedList(blocked),
+        shared_reason=shared[0] if shared else "",
+        other_reasons=[{"n": i + 2, "text": g} for i, g in enumerate(shared[1:])],
+        filter=len(actions) > FILTER_FROM,
+    )
+
+
+def _gist(a: dict[str, Any]) -> str:
+    reason = str(a["reason"]).replace(a["name"], "Each of these", 1)
+    head, sep, _ = reason.partition(": ")
+    return head if sep and not reason.startswith("Each of these") else reason
+
+
 def combatant_card(
     state: State,
     cid: str,
@@ -433,6 +516,9 @@ def combatant_card(
         actions = card["actions"] = shared.get_or(panel, lambda: action_panel(state, cid, visible))
         card["actions_now"] = shared.get_or(
             ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
+        )
+        card["panel"] = shared.get_or(
+            ("layout", *panel), lambda: action_layout(actions, state.ruleset)
         )
         card["targets"] = [t for t in target_choices(state, visible) if t["id"] != cid]
     if audience == GM:
