@@ -431,31 +431,47 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
             by_category.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
         )
     ]
-    # Reasons said once for many: the words before the colon ("Not Ana's turn"), the action's
-    # own name taken out ("Dodge is a reaction: ..." is said once for every reaction).
-    gists = [_gist(a) for a in actions if not a["allowed"]]
+    # A reason is said once for many when it reads the same for each but for the action's
+    # own name ("Not Ana's turn: Ana can take Step only on its own turn."): its words before
+    # the colon, or the whole of it. One with numbers in it (what an action costs, what is
+    # left) stays on its action.
+    keys = [_same_for_many(a) for a in actions if not a["allowed"]]
     counts: dict[str, int] = {}
-    for g in gists:
-        counts[g] = counts.get(g, 0) + 1
-    shared = sorted((g for g in counts if counts[g] >= 2), key=lambda g: -counts[g])
+    for k in keys:
+        if k:
+            counts[k] = counts.get(k, 0) + 1
+    gists = [_gist(k) if counts.get(k, 0) >= 2 else "" for k in keys]
+    # The line most of them share first (it is the one in the group's heading).
+    lines = sorted(dict.fromkeys(g for g in gists if g), key=lambda g: -gists.count(g))
     blocked = [
-        {**a, "shared": shared.index(g) + 1 if g in shared else 0}
+        {**a, "shared": lines.index(g) + 1 if g else 0}
         for a, g in zip((a for a in actions if not a["allowed"]), gists, strict=True)
     ]
     return KeyedDict(
         top=KeyedList(top),
         groups=groups,
         blocked=KeyedList(blocked),
-        shared_reason=shared[0] if shared else "",
-        other_reasons=[{"n": i + 2, "text": g} for i, g in enumerate(shared[1:])],
+        shared_reason=lines[0] if lines else "",
+        other_reasons=[{"n": i + 2, "text": g} for i, g in enumerate(lines[1:])],
         filter=len(actions) > FILTER_FROM,
     )
 
 
-def _gist(a: dict[str, Any]) -> str:
-    reason = str(a["reason"]).replace(a["name"], "Each of these", 1)
-    head, sep, _ = reason.partition(": ")
-    return head if sep and not reason.startswith("Each of these") else reason
+def _same_for_many(a: dict[str, Any]) -> str:
+    """The reason with the action's own name taken out; "" when it cannot be shared."""
+    reason = str(a["reason"])
+    if any(ch.isnumeric() for ch in reason):
+        return ""
+    return reason.replace(a["name"], "\x00")
+
+
+def _gist(key: str) -> str:
+    """The words said once: those before the colon, or all of them ("Each of these" for the
+    action's name: "Each of these is a reaction: ...")."""
+    head, sep, _ = key.partition(": ")
+    if sep and "\x00" not in head:
+        return head
+    return key.replace("\x00", "Each of these")
 
 
 def combatant_card(
