@@ -466,8 +466,10 @@ def _same_for_many(a: dict[str, Any]) -> str:
 
 
 def _gist(key: str) -> str:
-    """The words said once: those before the colon, or all of them ("Each of these" for the
-    action's name: "Each of these is a reaction: ...")."""
+    """The words said once: all of them when they do not name the action; else those before
+    the colon ("Not Ana's turn"), or all with "Each of these" for its name."""
+    if "\x00" not in key:
+        return key  # the same words for each, said once as they are
     head, sep, _ = key.partition(": ")
     if sep and "\x00" not in head:
         return head
