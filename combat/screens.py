@@ -409,10 +409,8 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
     reason, when most of them share it, is said once (`shared_reason`)."""
     first = FIRST_ACTIONS.get(ruleset, ())
     allowed = [a for a in actions if a["allowed"]]
-    if len(allowed) <= FEW_NOW:
-        top = allowed
-    else:
-        top = [a for a in allowed if a["key"] in first]
+    # A few possible actions (a reaction off-turn) are all shown; many, the most used first.
+    top = allowed if len(allowed) <= FEW_NOW else [a for a in allowed if a["key"] in first]
     top = sorted(top, key=lambda a: first.index(a["key"]) if a["key"] in first else len(first))
     shown = {a["key"] for a in top}
     by_category: dict[str, list[dict[str, Any]]] = {}

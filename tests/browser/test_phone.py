@@ -55,9 +55,7 @@ def test_the_basic_attack_is_on_the_first_screen_and_the_reason_is_said_once(
     assert len(own) < blocked.locator("form.action").count(), own
 
 
-def test_the_whole_ladder_catalogue_is_within_reach_and_the_filter_narrows_it(
-    make_table, sit_down
-):
+def test_the_whole_ladder_catalogue_is_within_reach_and_the_filter_narrows_it(make_table, sit_down):
     from combat.rules import get_ruleset
 
     t = make_table("action_ladder")
