@@ -376,6 +376,105 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
     return KeyedList(out)
 
 
+# The actions a player reaches for most, per ruleset (the basic attack, then movement, then
+# the rest): shown first and in full when they can be taken now.
+FIRST_ACTIONS: dict[str, tuple[str, ...]] = {
+    "action_points": ("basic_attack", "move", "cast_spell", "defensive_stance"),
+    "action_ladder": ("attack", "step", "walk", "evade"),
+    "initiative_passes": ("attack", "move", "draw_weapon", "reload"),
+}
+# The groups the other actions fall in, in this order, with their headings.
+CATEGORIES: dict[str, str] = {
+    "movement": "Movement",
+    "attack": "Attacks",
+    "combat": "Combat",
+    "magic": "Magic",
+    "major": "Major actions",
+    "minor": "Minor actions",
+    "defence": "Defence",
+    "utility": "Utility",
+    "free": "Free actions",
+    "other": "Other",
+    "custom": "The GM's actions",
+    "reaction": "Reactions",
+}
+# With this many or fewer actions possible now, every one of them is shown in full.
+FEW_NOW = 4
+# With more actions than this, a filter box helps find one by name.
+FILTER_FROM = 8
+
+
+def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
+    """One combatant's actions as a panel shows them: those possible now and most used first,
+    the other possible ones grouped by category, the rest in one group at the bottom whose
+    reason, when most of them share it, is said once (`shared_reason`)."""
+    first = FIRST_ACTIONS.get(ruleset, ())
+    allowed = [a for a in actions if a["allowed"]]
+    # A few possible actions (a reaction off-turn) are all shown; many, the most used first.
+    top = allowed if len(allowed) <= FEW_NOW else [a for a in allowed if a["key"] in first]
+    top = sorted(top, key=lambda a: first.index(a["key"]) if a["key"] in first else len(first))
+    shown = {a["key"] for a in top}
+    by_category: dict[str, list[dict[str, Any]]] = {}
+    for a in allowed:
+        if a["key"] not in shown:
+            by_category.setdefault(a["category"], []).append(a)
+    order = list(CATEGORIES)
+    groups = [
+        {
+            "category": cat,
+            "label": CATEGORIES.get(cat, cat.replace("_", " ").capitalize()),
+            "count": len(acts),
+            "actions": KeyedList(acts),
+        }
+        for cat, acts in sorted(
+            by_category.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
+        )
+    ]
+    # A reason is said once for many when it reads the same for each but for the action's
+    # own name ("Not Ana's turn: Ana can take Step only on its own turn."): its words before
+    # the colon, or the whole of it. One with numbers in it (what an action costs, what is
+    # left) stays on its action.
+    keys = [_same_for_many(a) for a in actions if not a["allowed"]]
+    counts: dict[str, int] = {}
+    for k in keys:
+        if k:
+            counts[k] = counts.get(k, 0) + 1
+    gists = [_gist(k) if counts.get(k, 0) >= 2 else "" for k in keys]
+    # The line most of them share first (it is the one in the group's heading).
+    lines = sorted(dict.fromkeys(g for g in gists if g), key=lambda g: -gists.count(g))
+    blocked = [
+        {**a, "shared": lines.index(g) + 1 if g else 0}
+        for a, g in zip((a for a in actions if not a["allowed"]), gists, strict=True)
+    ]
+    return KeyedDict(
+        top=KeyedList(top),
+        groups=groups,
+        blocked=KeyedList(blocked),
+        shared_reason=lines[0] if lines else "",
+        other_reasons=[{"n": i + 2, "text": g} for i, g in enumerate(lines[1:])],
+        filter=len(actions) > FILTER_FROM,
+    )
+
+
+def _same_for_many(a: dict[str, Any]) -> str:
+    """The reason with the action's own name taken out; "" when it cannot be shared."""
+    reason = str(a["reason"])
+    if any(ch.isnumeric() for ch in reason):
+        return ""
+    return reason.replace(a["name"], "\x00")
+
+
+def _gist(key: str) -> str:
+    """The words said once: all of them when they do not name the action; else those before
+    the colon ("Not Ana's turn"), or all with "Each of these" for its name."""
+    if "\x00" not in key:
+        return key  # the same words for each, said once as they are
+    head, sep, _ = key.partition(": ")
+    if sep and "\x00" not in head:
+        return head
+    return key.replace("\x00", "Each of these")
+
+
 def combatant_card(
     state: State,
     cid: str,
@@ -434,6 +533,9 @@ def combatant_card(
         actions = card["actions"] = shared.get_or(panel, lambda: action_panel(state, cid, visible))
         card["actions_now"] = shared.get_or(
             ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
+        )
+        card["panel"] = shared.get_or(
+            ("layout", *panel), lambda: action_layout(actions, state.ruleset)
         )
         card["targets"] = [t for t in target_choices(state, visible) if t["id"] != cid]
     if audience == GM:

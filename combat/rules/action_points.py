@@ -273,7 +273,7 @@ class ActionPoints(Ruleset):
 
     reaction_not_in_currency = (
         "In Action Points a reaction costs the combatant's Reaction, not AP "
-        "(RULINGS Action Points 6: the Reaction itself is free): leave its cost at 0."
+        "(the Reaction itself is free): leave its cost at 0."
     )
 
     def modifiers(self) -> dict[str, Setting]:

@@ -143,6 +143,8 @@
       var b = evt.target.closest(BUTTONS);
       var form = b && (b.form || b.closest("form"));
       if (!form || !(form.getAttribute("hx-post") || /post/i.test(form.method || ""))) {
+        // A tap on something else in between (opening a group of actions) ends the double tap.
+        lastTap = null;
         return;
       }
       var now = Date.now();

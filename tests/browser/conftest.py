@@ -563,9 +563,18 @@ def action_form(person: Person, cid: str, key: str):
     return person.page.locator(scope).get_by_test_id(f"action-{cid}-{key}")
 
 
+def reveal(form: Any) -> None:
+    """Open the collapsed group of the action panel that holds an action's form (by its
+    summary, as a person would); an action shown in full is left as it is."""
+    closed = form.evaluate("el => { const d = el.closest('details'); return !!d && !d.open; }")
+    if closed:
+        form.locator("xpath=ancestor::details[1]/summary").click()
+
+
 def act(person: Person, cid: str, key: str, **options: Any) -> None:
-    """Choose an action's options in its form and press its button."""
+    """Open the action's group if it is collapsed, choose its options and press its button."""
     form = action_form(person, cid, key)
+    reveal(form)
     for name, value in options.items():
         field_ = form.locator(f"[name='opt_{name}']").last
         tag = field_.evaluate("el => el.tagName.toLowerCase() + ':' + (el.type || '')")

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import HIDDEN, HP, People, Person, Table, act, end_turn
+from .conftest import HIDDEN, HP, People, Person, Table, act, end_turn, reveal
 
 # --- what happens in a turn ---------------------------------------------------------------------
 
@@ -395,6 +395,7 @@ class Play:
         form = p.page.locator(scope).get_by_test_id(f"action-{cid}-{key}")
         expect(form).to_have_attribute("data-allowed", "false")
         expect(form.get_by_test_id(f"action-button-{cid}-{key}")).to_be_disabled()
+        reveal(form)
         expect(form.get_by_test_id("reason")).to_be_visible()
         expect(form.get_by_test_id("reason")).to_contain_text(reason)
 

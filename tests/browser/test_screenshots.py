@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from .conftest import HIDDEN, SCREENSHOTS, arrive, log_in, open_person
+from .conftest import HIDDEN, SCREENSHOTS, arrive, log_in, open_person, reveal
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {
@@ -109,6 +109,7 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
 
         # Ana's player: an Empowered Attack on the Ogre, +1 to hit (2 AP of 3).
         form = player.page.get_by_test_id(f"action-{ana}-empowered_attack")
+        reveal(form)  # in the Attacks group, under the Basic Attack
         form.locator("select[name='opt_target']").select_option(label="Ogre")
         form.locator("input[name='opt_to_hit']").fill("1")
         form.get_by_test_id(f"action-button-{ana}-empowered_attack").click()

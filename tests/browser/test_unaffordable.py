@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import Person, act
+from .conftest import Person, act, reveal
 
 
 @dataclass
@@ -82,6 +82,7 @@ def assert_disabled(p: Person, scope: str, cid: str, key: str, reason: str) -> N
     expect(f, f"{p.name}: {key}").to_have_attribute("data-allowed", "false")
     button = f.get_by_test_id(f"action-button-{cid}-{key}")
     expect(button).to_be_disabled()
+    reveal(f)
     why = f.get_by_test_id("reason")
     expect(why).to_be_visible()
     expect(why).to_contain_text(reason)

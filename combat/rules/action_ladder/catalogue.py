@@ -427,7 +427,7 @@ ACTIONS = (
                 "Whole turns (set by the GM)",
                 min=1,
                 max=20,
-                gm_only="RULINGS ladder 2: an Extended Action takes as many whole turns as the "
+                gm_only="An Extended Action takes as many whole turns as the "
                 "GM sets; sent without it, the encounter's Extended Action setting applies",
             ),
             WHAT,

@@ -91,7 +91,7 @@ class ActionLadder(Ruleset):
             2,
             min=1,
             max=12,
-            help="RULINGS ladder 1: a turn holds two ½ Actions' worth of effort.",
+            help="A turn holds two ½ Actions' worth of effort.",
         ),
         Setting(
             "extended_turns",
@@ -99,8 +99,7 @@ class ActionLadder(Ruleset):
             2,
             min=1,
             max=20,
-            help="RULINGS ladder 2: what an Extended Action takes unless the GM declares "
-            "another number with it.",
+            help="What an Extended Action takes unless the GM declares another number with it.",
         ),
         Setting(
             "bonus_actions",
@@ -328,7 +327,7 @@ class ActionLadder(Ruleset):
             False,
             kind="bool",
             per_combatant=True,
-            help="A quicken source granted by the GM (RULINGS ladder 5).",
+            help="A quicken source granted by the GM.",
         )
         return mods
 
