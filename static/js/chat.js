@@ -1,4 +1,4 @@
-/* Table talk (templates/combat/components/chat.html). Loaded once with the chat region.
+/* Table talk (templates/combat/components/chat.html). Loaded on every page (base.html).
  *
  * - Enter sends (the form's own submit); Up in an empty box brings back the last message
  *   sent, Down clears it again.
