@@ -48,7 +48,9 @@ def _where(path: str) -> str:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_NUMBER
+    # True and False count, as for Python and mypy: a per-turn counter such as Disengage's
+    # holds 1 when counted and True when bought (rules/turns.py).
+    return isinstance(value, int) and abs(value) <= MAX_NUMBER
 
 
 def _is_number(value: Any) -> bool:

@@ -566,9 +566,17 @@ def action_form(person: Person, cid: str, key: str):
 def reveal(form: Any) -> None:
     """Open the collapsed group of the action panel that holds an action's form (by its
     summary, as a person would); an action shown in full is left as it is."""
-    closed = form.evaluate("el => { const d = el.closest('details'); return !!d && !d.open; }")
-    if closed:
-        form.locator("xpath=ancestor::details[1]/summary").click()
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    for _ in range(3):
+        closed = form.evaluate("el => { const d = el.closest('details'); return !!d && !d.open; }")
+        if not closed:
+            return
+        try:
+            form.locator("xpath=ancestor::details[1]/summary").click(timeout=5000)
+            return
+        except PlaywrightTimeoutError:
+            continue  # a push moved the action meanwhile (into the actions open now): look again
 
 
 def act(person: Person, cid: str, key: str, **options: Any) -> None:

@@ -126,6 +126,7 @@ def test_npc_health_bands_on_the_phone_and_the_screen(make_table, sit_down):
     gm.page.get_by_test_id("start-combat").click()
     for p in people.not_gm:
         expect(p.page.get_by_test_id(f"health-{t.goblin}"), p.name).to_have_text("Unhurt")
+    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
     act(p1, t.ana, "basic_attack", target=t.goblin)  # every die is 1d1: 1 damage
     expect(gm.hp(t.goblin)).to_have_text(f"HP {HP - 1} of {HP}")
     expect(gm.log).to_contain_text("hit for 1 damage")

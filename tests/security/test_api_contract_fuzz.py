@@ -52,7 +52,8 @@ POSITIVE = int(os.environ.get("VTT_FUZZ_POSITIVE", "85"))
 NEGATIVE = int(os.environ.get("VTT_FUZZ_NEGATIVE", "12"))
 UNKNOWN = 10
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz]
+# Over 2,700 requests: about 2 minutes on a quiet machine, over 4 on a loaded one.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz, pytest.mark.timeout(600)]
 
 
 def start_server(log: Path) -> tuple[subprocess.Popen[bytes], str]:
