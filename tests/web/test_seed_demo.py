@@ -32,6 +32,12 @@ def test_seed_demo_creates_a_table_per_ruleset_and_prints_the_links(monkeypatch,
         assert enc.seats.count() == 2
         hidden = [c for c in enc.state["combatants"].values() if c["hidden"]]
         assert len(hidden) == 1
+        # A map with everyone on it; the hidden Troll stands in the fog.
+        board = enc.state["board"]
+        assert set(board["tokens"]) == set(enc.state["combatants"])
+        troll = next(k for k, c in enc.state["combatants"].items() if c["hidden"])
+        x, y = board["tokens"][troll]["at"]
+        assert f"{x},{y}" in board["fog"]
         assert f"http://127.0.0.1:8765/enc/{enc.pk}/" in text
         assert f"http://127.0.0.1:8765/s/{enc.spectator_token}/" in text
     links = re.findall(r"http://127\.0\.0\.1:8765(/p/[^/\s]+/)", text)

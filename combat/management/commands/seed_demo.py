@@ -36,6 +36,17 @@ STATS = {
     "RES": {"dice": "1d6", "bonus": 0},
 }
 
+# A small map for each demo fight: a wall, a pond, a thicket, fog over the far corner
+# where the Troll lurks, and everyone standing on it (the GM can remove it in one click).
+MAP: list[dict[str, Any]] = [
+    {"type": "set_board", "width": 12, "height": 8},
+    {"type": "paint", "cells": "F2:F5", "terrain": "wall"},
+    {"type": "paint", "cells": "B6:C7", "terrain": "water"},
+    {"type": "paint", "cells": "I2:J3", "terrain": "difficult"},
+    {"type": "fog", "cells": "K6:L8"},
+]
+PLACES = {"Ana": "B3", "Bram": "C4", "Goblin": "H3", "Ogre": "H5", "Lurking Troll": "K7"}
+
 CAST: list[dict[str, Any]] = [
     {"name": "Ana", "side": "pc", "hp": 24, "initiative_bonus": 2, "grit": 1},
     {"name": "Bram", "side": "pc", "hp": 30, "initiative_bonus": 1, "grit": 1},
@@ -114,6 +125,11 @@ class Command(BaseCommand):
             ids[spec["name"]] = next(
                 e["data"]["id"] for e in result.events if e["kind"] == "combatant_added"
             )
+        placing = [{"type": "place", "actor": ids[n], "cell": cell} for n, cell in PLACES.items()]
+        for command in [*MAP, *placing]:
+            result = services.run_command(enc.pk, gm, command)
+            if not result.ok:
+                raise RuntimeError(f"{name}: could not set up the map: {result.refusal}")
         services.create_seat(enc.pk, "Player 1", [ids["Ana"]])
         services.create_seat(enc.pk, "Player 2", [ids["Bram"]])
         enc.refresh_from_db()
