@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from combat import accounts, api, chat_views, contract, library, summary, views
+from combat import accounts, api, chat_api, chat_views, contract, library, summary, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -81,6 +81,7 @@ urlpatterns = [
     ),
     re_path(r"^api/encounters/(?P<encounter_id>\d+)/log/?$", api.log, name="api_log"),
     re_path(r"^api/encounters/(?P<encounter_id>\d+)/seats/?$", api.seats, name="api_seats"),
+    re_path(r"^api/encounters/(?P<encounter_id>\d+)/chat/?$", chat_api.chat_view, name="api_chat"),
     re_path(r"^api/encounters/import/?$", library.api_import, name="api_import"),
     re_path(
         r"^api/encounters/(?P<encounter_id>\d+)/export/?$", library.api_export, name="api_export"
