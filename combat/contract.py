@@ -425,6 +425,9 @@ class ChatLineOut(Schema):
         None, description='a whisper\'s seats (the GM sees names; a recipient sees "you")'
     )
     when: str | None = PField(None, description="ISO 8601")
+    spectator: str | None = PField(
+        None, description="GM only: the id of the spectator who wrote it (to mute them)"
+    )
 
 
 class ChatOut(Schema):
