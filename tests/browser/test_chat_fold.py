@@ -47,9 +47,7 @@ def test_a_spectator_writes_under_a_name_and_the_gm_mutes_them(make_table, sit_d
     gm, p1, spectator = people.gm, people.p1, people.spectator
     gm.page.get_by_test_id("chat-spectators").click()
     gm.page.get_by_test_id("chat-spectators-write").click()
-    expect(gm.page.get_by_test_id("chat-spectators-write")).to_have_text(
-        "Stop spectators writing"
-    )
+    expect(gm.page.get_by_test_id("chat-spectators-write")).to_have_text("Stop spectators writing")
     page = spectator.page
     expect(page.get_by_test_id("chat-name")).to_be_visible()
     page.get_by_test_id("chat-text").fill("Go Ana!")
@@ -69,3 +67,32 @@ def test_a_spectator_writes_under_a_name_and_the_gm_mutes_them(make_table, sit_d
     expect(page.get_by_test_id("chat-refusal")).to_contain_text("muted you")
     gm.page.get_by_test_id("chat-unmute-1").click()
     expect(gm.page.get_by_test_id("chat-muted")).to_have_count(0)
+
+
+def test_the_chat_passes_axe_on_the_gm_and_player_pages_light_and_dark(make_table, sit_down):
+    from tests.ux.conftest import axe_violations
+
+    t = make_table("action_points")
+    people = sit_down(t)
+    gm, p1, spectator = people.gm, people.p1, people.spectator
+    gm.page.get_by_test_id("chat-spectators").click()
+    gm.page.get_by_test_id("chat-spectators-write").click()
+    expect(spectator.page.get_by_test_id("chat-name")).to_be_visible()
+    spectator.page.get_by_test_id("chat-name").fill("Kim")
+    spectator.page.get_by_test_id("chat-text").fill("Go Ana!")
+    spectator.page.get_by_test_id("chat-send").click()
+    expect(spectator.page.get_by_test_id("chat-sent")).to_be_visible()
+    say(p1, "/r 2d6+3 sneak attack")
+    say(gm, "The bells ring")
+    gm.page.locator("[data-testid^=chat-mute-]").first.click()
+    expect(gm.page.get_by_test_id("chat-muted")).to_contain_text("Kim")
+    for person, where in ((gm, "GM console"), (p1, "player page"), (spectator, "spectators")):
+        page = person.page
+        expect(page.get_by_test_id("chat-messages")).to_contain_text("The bells ring")
+        expect(page.get_by_test_id("chat-fold")).to_have_attribute("aria-expanded", "true")
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+            rules = ("color-contrast",) if scheme == "dark" else ()
+            found = axe_violations(page, rules)
+            assert not found, f"{where} ({scheme}):\n" + "\n".join(found)
+        page.emulate_media(color_scheme="light")
