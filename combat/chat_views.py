@@ -57,6 +57,7 @@ def _post(
     back: str,
     spectator: tuple[str, str] | None = None,
     address: str = "",
+    sent: str = "Sent.",
 ) -> HttpResponse:
     limited = ratelimit.hit("chat", who, chat.rate(), "messages")
     if limited is None and address:
@@ -68,7 +69,7 @@ def _post(
         services.post_chat(viewer, request.POST.get("text"), request.POST.getlist("to"), spectator)
     except chat.ChatRefused as e:
         return _said(request, str(e), 400, back)
-    return _said(request, "Sent.", 200, back, ok=True, sent=True)
+    return _said(request, sent, 200, back, ok=True, sent=True)
 
 
 # A spectator's name and id, kept in their browser's (signed, server-side) session.
@@ -95,6 +96,7 @@ def spectator_post(request: HttpRequest, token: str) -> HttpResponse:
         back,
         (me["id"], me["name"]),
         address=request.META.get("REMOTE_ADDR") or "unknown",
+        sent=f"Sent as {me['name']} (spectator).",
     )
 
 

@@ -53,7 +53,11 @@ def test_a_spectator_picks_a_name_once_and_signs_as_a_spectator(table: TableFixt
     assert 'data-testid="chat-name"' in page
     r = s_say(table, table.spectator, "no name yet")
     assert r.status_code == 400 and "Pick a name first" in r.content.decode()
-    assert s_say(table, table.spectator, "Go Ana!", "  Kim  ").status_code == 200
+    r = s_say(table, table.spectator, "Go Ana!", "  Kim  ")
+    assert r.status_code == 200 and "Sent as Kim (spectator)." in r.content.decode()
+    # Their own page now says who they write as, and asks no name.
+    page = table.spectator.get(table.spectator_url).content.decode()
+    assert "You write as Kim (spectator)." in page and 'data-testid="chat-name"' not in page
     # The name is kept in the browser's session: a later name is not asked for or taken.
     assert s_say(table, table.spectator, "Again!", "Someone Else").status_code == 200
     for url, client in ((table.gm_url, table.gm), (table.player1_url, table.p1)):
