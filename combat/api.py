@@ -59,6 +59,7 @@ BAD_INPUT = frozenset(
         "too_large",
         "too_many",
         "bad_import",
+        "bad_chat",
     }
 )
 FORBIDDEN = frozenset({"forbidden", "gm_only"})

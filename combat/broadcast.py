@@ -267,10 +267,13 @@ def chat_urls(viewer: Viewer) -> dict[str, str]:
             "older": reverse("chat_gm_older", args=args),
             "delete": reverse("chat_gm_delete", args=args),
             "spectators": reverse("chat_gm_spectators", args=args),
+            "spectators_write": reverse("chat_gm_spectators_write", args=args),
+            "mute": reverse("chat_gm_mute", args=args),
+            "unmute": reverse("chat_gm_unmute", args=args),
         }
     if viewer.role == PLAYER:
         return {"post": "chat/", "older": "chat/older/"}
-    return {"older": "chat/older/"}
+    return {"post": "chat/", "older": "chat/older/"}
 
 
 def render_chat_messages(viewer: Viewer, enc: Encounter) -> str:
@@ -294,7 +297,8 @@ def publish_chat(message_id: int) -> None:
     how = "replace" if msg.deleted else "new"
     out: list[tuple[str, dict[str, Any]]] = []
     gm = gm_viewer(enc)
-    html = chat.render_line(msg, gm, chat_urls(gm)["delete"], oob=how)
+    urls = chat_urls(gm)
+    html = chat.render_line(msg, gm, urls["delete"], oob=how, mute_url=urls["mute"])
     out.append(
         (group_name(enc.pk, GM), {"type": CHAT, "html": html, "cred": credential(enc.owner_id)})
     )

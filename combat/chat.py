@@ -100,10 +100,14 @@ def parse(
             "line break); type it as plain text."
         )
     live = {s.pk: s for s in seats if not s.revoked}
-    whisper, recipients = _recipients(viewer, live, chosen)
-    roll = None
     word, _, rest = text.partition(" ")
     command = word.lower()
+    if viewer.role == SPECTATOR and (
+        command in ("/gr", "/w") or any(c and c != "all" for c in chosen)
+    ):
+        raise ChatRefused("A spectator speaks to everyone: no whispers and no rolls for the GM.")
+    whisper, recipients = _recipients(viewer, live, chosen)
+    roll = None
     if command == "/r":
         text, roll = _roll(rest, rng, "/r")
     elif command == "/gr":
@@ -167,6 +171,37 @@ def author_name(viewer: Viewer, seat: Seat | None, state: State | None) -> str:
     return f"{seat.name} ({', '.join(names)})" if names else seat.name
 
 
+# --- spectators who write --------------------------------------------------------------
+
+MAX_NAME = 40
+# At most this many spectator messages in so many seconds from one address (every
+# spectator session behind it together), besides each session's own DEFAULT_RATE.
+DEFAULT_ADDRESS_RATE = (10, 10)
+
+
+def address_rate() -> tuple[int, int]:
+    """(messages, seconds): VTT_RATE_CHAT_ADDRESS if set, else DEFAULT_ADDRESS_RATE."""
+    most, window = getattr(settings, "VTT_RATE_CHAT_ADDRESS", DEFAULT_ADDRESS_RATE)
+    return int(most), int(window)
+
+
+def spectators_write(enc: Encounter) -> bool:
+    """Spectators write only where they read: both of the GM's switches are on."""
+    return bool(enc.chat_spectators and enc.chat_spectators_write)
+
+
+def spectator_name(raw: Any) -> str:
+    """A spectator's chosen name, checked; ChatRefused with a sentence if it will not do."""
+    name = " ".join(raw.split()) if isinstance(raw, str) else ""
+    if not name:
+        raise ChatRefused("Pick a name first: it signs your messages, as “name (spectator)”.")
+    if len(name) > MAX_NAME:
+        raise ChatRefused(f"A name is at most {MAX_NAME} characters; this one has {len(name)}.")
+    if _control(name):
+        raise ChatRefused("That name holds invisible control characters; type it as plain text.")
+    return name
+
+
 # --- who sees what ---------------------------------------------------------------------
 
 
@@ -220,7 +255,7 @@ def line(msg: ChatMessage, viewer: Viewer, seat_names: dict[int, str]) -> dict[s
                 "total": rolled.total,
                 "described": rolled.describe(),
             }
-    return {
+    out = {
         "id": msg.pk,
         "deleted": False,
         "author": msg.author_name,
@@ -231,6 +266,10 @@ def line(msg: ChatMessage, viewer: Viewer, seat_names: dict[int, str]) -> dict[s
         "to": to,
         "when": msg.created,
     }
+    if viewer.role == GM and msg.author_spectator:
+        # Only the GM learns which spectator wrote it (to mute them).
+        out["spectator"] = msg.author_spectator
+    return out
 
 
 def page(viewer: Viewer, enc: Encounter, before: int | None = None) -> dict[str, Any]:
@@ -258,15 +297,26 @@ def context(viewer: Viewer, enc: Encounter, urls: dict[str, str]) -> dict[str, A
         chat_delete_url=urls.get("delete", ""),
         chat_spectators_url=urls.get("spectators", ""),
         chat_spectators=enc.chat_spectators,
+        chat_spectators_write=enc.chat_spectators_write,
         chat_open=viewer.role != SPECTATOR or enc.chat_spectators,
+        chat_can_write=viewer.role != SPECTATOR or spectators_write(enc),
         chat_max=MAX_TEXT,
+        chat_name_max=MAX_NAME,
     )
     if viewer.role == GM:
         ctx["chat_seats"] = [{"id": s.pk, "name": s.name} for s in enc.seats.all() if not s.revoked]
+        ctx["chat_mute_url"] = urls.get("mute", "")
+        ctx["chat_unmute_url"] = urls.get("unmute", "")
+        ctx["chat_spectators_write_url"] = urls.get("spectators_write", "")
+        ctx["chat_muted"] = [
+            {"id": k, "name": v} for k, v in sorted((enc.chat_muted or {}).items(), key=str)
+        ]
     return ctx
 
 
-def render_line(msg: ChatMessage, viewer: Viewer, delete_url: str, *, oob: str = "") -> str:
+def render_line(
+    msg: ChatMessage, viewer: Viewer, delete_url: str, *, oob: str = "", mute_url: str = ""
+) -> str:
     names = dict(Seat.objects.filter(encounter_id=msg.encounter_id).values_list("pk", "name"))
     return render_to_string(
         "combat/components/chat.html#message",
@@ -274,6 +324,7 @@ def render_line(msg: ChatMessage, viewer: Viewer, delete_url: str, *, oob: str =
             "m": line(msg, viewer, names),
             "chat_role": viewer.role,
             "chat_delete_url": delete_url,
+            "chat_mute_url": mute_url,
             "chat_oob": oob,
         },
     )

@@ -7,6 +7,8 @@ a sentence in the chat form (never an error page) and nothing is stored.
 
 from __future__ import annotations
 
+import secrets
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -42,17 +44,60 @@ def _said(
     return redirect(back)
 
 
-def _post(request: HttpRequest, viewer: Viewer, who: str, back: str) -> HttpResponse:
+def _limited(request: HttpRequest, limited: ratelimit.Limited, back: str) -> HttpResponse:
+    response = _said(request, limited.message, 429, back)
+    response["Retry-After"] = str(limited.wait)
+    return response
+
+
+def _post(
+    request: HttpRequest,
+    viewer: Viewer,
+    who: str,
+    back: str,
+    spectator: tuple[str, str] | None = None,
+    address: str = "",
+    sent: str = "Sent.",
+) -> HttpResponse:
     limited = ratelimit.hit("chat", who, chat.rate(), "messages")
+    if limited is None and address:
+        # Every spectator session behind one address together: new sessions gain nothing.
+        limited = ratelimit.hit("chat-address", address, chat.address_rate(), "messages")
     if limited is not None:
-        response = _said(request, limited.message, 429, back)
-        response["Retry-After"] = str(limited.wait)
-        return response
+        return _limited(request, limited, back)
     try:
-        services.post_chat(viewer, request.POST.get("text"), request.POST.getlist("to"))
+        services.post_chat(viewer, request.POST.get("text"), request.POST.getlist("to"), spectator)
     except chat.ChatRefused as e:
         return _said(request, str(e), 400, back)
-    return _said(request, "Sent.", 200, back, ok=True, sent=True)
+    return _said(request, sent, 200, back, ok=True, sent=True)
+
+
+# A spectator's name and id, kept in their browser's (signed, server-side) session.
+SPECTATOR_KEY = "chat_spectator"
+
+
+@require_POST
+def spectator_post(request: HttpRequest, token: str) -> HttpResponse:
+    """A spectator writes (while the GM lets them) under the name they picked once."""
+    enc = encounter_by_spectator_token(token)
+    back = f"/s/{token}/"
+    me = request.session.get(SPECTATOR_KEY)
+    if not isinstance(me, dict) or not me.get("id") or not me.get("name"):
+        try:
+            name = chat.spectator_name(request.POST.get("name"))
+        except chat.ChatRefused as e:
+            return _said(request, str(e), 400, back)
+        me = {"id": secrets.token_urlsafe(12), "name": name}
+        request.session[SPECTATOR_KEY] = me
+    return _post(
+        request,
+        spectator_viewer(enc),
+        f"spectator:{me['id']}",
+        back,
+        (me["id"], me["name"]),
+        address=request.META.get("REMOTE_ADDR") or "unknown",
+        sent=f"Sent as {me['name']} (spectator).",
+    )
 
 
 def _older(request: HttpRequest, viewer: Viewer, enc: Encounter) -> HttpResponse:
@@ -135,3 +180,58 @@ def gm_spectators(request: HttpRequest, encounter_id: int) -> HttpResponse:
         )
         response.content += toggle.encode()
     return response
+
+
+def _gm_tools(request: HttpRequest, enc: Encounter, response: HttpResponse) -> HttpResponse:
+    """With htmx, the GM's switches and muted list come back fresh beside the sentence."""
+    if _is_htmx(request):
+        enc.refresh_from_db()
+        ctx = chat.context(gm_viewer(enc), enc, broadcast.chat_urls(gm_viewer(enc)))
+        tools = render_to_string(
+            "combat/components/chat.html#toggle", {**ctx, "oob": True}, request
+        )
+        response.content += tools.encode()
+    return response
+
+
+@login_required
+@require_POST
+def gm_spectators_write(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    on = request.POST.get("on") == "1"
+    services.set_chat_spectators_write(enc.pk, on)
+    text = (
+        "Spectators may now write, each under a name they pick."
+        if on
+        else "Spectators read only: they no longer write."
+    )
+    return _gm_tools(request, enc, _said(request, text, 200, f"/enc/{enc.pk}/", ok=True))
+
+
+@login_required
+@require_POST
+def gm_mute(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    raw = request.POST.get("message", "")
+    back = f"/enc/{enc.pk}/"
+    name = None
+    if raw.isdigit() and len(raw) <= 12:
+        name = services.mute_spectator(enc.pk, int(raw))
+    if name is None:
+        return _said(request, "That message is not a spectator's here.", 404, back)
+    said = _said(
+        request, f"{name} (spectator) is muted: their messages are refused.", 200, back, ok=True
+    )
+    return _gm_tools(request, enc, said)
+
+
+@login_required
+@require_POST
+def gm_unmute(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    back = f"/enc/{enc.pk}/"
+    name = services.unmute_spectator(enc.pk, request.POST.get("spectator", "")[:40])
+    if name is None:
+        return _said(request, "That spectator is not muted.", 404, back)
+    said = _said(request, f"{name} (spectator) may write again.", 200, back, ok=True)
+    return _gm_tools(request, enc, said)

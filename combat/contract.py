@@ -28,7 +28,7 @@ from ninja.security import APIKeyCookie, HttpBearer
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, create_model
 from pydantic import Field as PField
 
-from combat import api, library
+from combat import api, chat_api, library
 from combat.access import Role
 from combat.rules import COMMANDS, rulesets
 from combat.rules.catalogue import Option, Setting
@@ -407,6 +407,50 @@ class SeatCreated(Schema):
     url: str
 
 
+class ChatRollOut(Schema):
+    expression: str
+    total: int
+    described: str = PField(description="each die and the total, in words")
+
+
+class ChatLineOut(Schema):
+    id: int
+    deleted: bool = PField(description="true: deleted by the GM; only the id is left")
+    author: str | None = PField(None, description='"GM", or the seat with its characters')
+    by_gm: bool | None = None
+    text: str | None = None
+    roll: ChatRollOut | None = PField(None, description="/r and /gr: rolled by the server")
+    whisper: bool | None = None
+    to: list[str] | None = PField(
+        None, description='a whisper\'s seats (the GM sees names; a recipient sees "you")'
+    )
+    when: str | None = PField(None, description="ISO 8601")
+    spectator: str | None = PField(
+        None, description="GM only: the id of the spectator who wrote it (to mute them)"
+    )
+
+
+class ChatOut(Schema):
+    messages: list[ChatLineOut] = PField(description="oldest first, at most 50")
+    older: int | None = PField(description="pass as ?before= for older ones; null: none older")
+
+
+class ChatPosted(Schema):
+    message: ChatLineOut
+
+
+class NewChat(Schema):
+    text: Annotated[str, StringConstraints(min_length=1, max_length=500)] = PField(
+        description="the message; /r 2d6+3 rolls, /gr 1d20 rolls for the GM only"
+    )
+    to: list[Literal["gm"] | Annotated[int, PField(ge=1)]] | None = PField(
+        None,
+        max_length=50,
+        description='["gm"]: a whisper to the GM; seat ids (the GM only): to those seats; '
+        "left out: everyone",
+    )
+
+
 # --- the operations --------------------------------------------------------------------------
 
 
@@ -630,6 +674,35 @@ def describe_import(request: HttpRequest) -> HttpResponse:
     """A GM's new encounter from an export file: resumed where its fight stood (the default)
     or anew in set-up. A file the rules engine would not have made is refused, saying why."""
     return library.api_import(request)
+
+
+@contract.get(
+    "/encounters/{encounter_id}/chat",
+    response={200: ChatOut, **_errors(400, 401, 403, 404)},
+    auth=AUTH,
+    operation_id="read_chat",
+    summary="The table talk the caller may read",
+)
+def describe_read_chat(
+    request: HttpRequest, encounter_id: int, before: int | None = None
+) -> HttpResponse:
+    """The caller's latest 50 messages, oldest first (older ones with ?before=<id>): the
+    GM reads everything, a seat what is said to everyone and its own whispers, a spectator
+    what is said to everyone once the GM lets spectators read (403 until then)."""
+    return chat_api.chat_view(request, str(encounter_id))
+
+
+@contract.post(
+    "/encounters/{encounter_id}/chat",
+    response={201: ChatPosted, **_errors(400, 401, 403, 404, 429)},
+    auth=AUTH,
+    operation_id="post_chat",
+    summary="Say something at the table (or whisper, or roll)",
+)
+def describe_post_chat(request: HttpRequest, encounter_id: int, payload: NewChat) -> HttpResponse:
+    """One message from the GM or a seat, as the chat box sends it: to everyone, whispered
+    (`to`), or a roll (/r, /gr). A refusal (bad_chat) says why and stores nothing."""
+    return chat_api.chat_view(request, str(encounter_id))
 
 
 # --- the two pages ---------------------------------------------------------------------------

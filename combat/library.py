@@ -563,7 +563,9 @@ def _plan_chat(plan: _Plan, entries: list[Any]) -> None:
         plan.count(text, author, roll)
         plan.chat.append(
             ChatMessage(
-                author_kind=kind if kind in (ChatMessage.GM, ChatMessage.SEAT) else ChatMessage.GM,
+                author_kind=kind
+                if kind in (ChatMessage.GM, ChatMessage.SEAT, ChatMessage.SPECTATOR)
+                else ChatMessage.GM,
                 author_name=author or "GM",
                 text=text,
                 roll=roll,

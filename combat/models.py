@@ -40,6 +40,10 @@ class Encounter(models.Model):
     )
     # Whether the spectators' link shows the table talk said to everyone (combat/chat.py).
     chat_spectators = models.BooleanField(default=False)
+    # Whether those spectators may also write (each under a name kept in their browser).
+    chat_spectators_write = models.BooleanField(default=False)
+    # The spectators the GM muted: their id (kept in their browser session) -> their name.
+    chat_muted = models.JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -199,6 +203,8 @@ class ChatMessage(models.Model):
         Seat, on_delete=models.SET_NULL, null=True, blank=True, related_name="chat_said"
     )
     author_name = models.CharField(max_length=200)
+    # A spectator's id (random, kept in their browser session), so the GM can mute them.
+    author_spectator = models.CharField(max_length=40, blank=True, default="")
     text = models.CharField(max_length=500, blank=True)
     roll = models.JSONField(null=True, blank=True)
     whisper = models.BooleanField(default=False)

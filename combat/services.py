@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from combat import broadcast, chat, screens, statediff
-from combat.access import GM, PLAYER, Viewer
+from combat.access import GM, PLAYER, SPECTATOR, Viewer
 from combat.models import ChatMessage, Encounter, LogEntry, Seat, new_token
 from combat.rules import Encounter as State
 from combat.rules import Refusal, apply, new_encounter, rulesets, view
@@ -471,19 +471,39 @@ def set_spectator_link(encounter_id: int, enabled: bool) -> str | None:
 # --- table talk (combat/chat.py): not rules state, no version; pushed on its own ----------
 
 
-def post_chat(viewer: Viewer, text: Any, chosen: list[str]) -> ChatMessage:
+def post_chat(
+    viewer: Viewer, text: Any, chosen: list[str], spectator: tuple[str, str] | None = None
+) -> ChatMessage:
     """Store one message (a roll rolled here) and push it once committed; raises
-    chat.ChatRefused with a sentence, storing nothing, if it cannot be sent."""
+    chat.ChatRefused with a sentence, storing nothing, if it cannot be sent.
+
+    A spectator writes with `spectator` = (their id, their name), only while the GM lets
+    spectators write, and not once the GM muted them."""
     with transaction.atomic():
         enc = Encounter.objects.get(pk=viewer.encounter_id)
+        author_spectator = ""
+        if viewer.role == SPECTATOR:
+            if spectator is None or not chat.spectators_write(enc):
+                raise chat.ChatRefused("The GM has not let spectators write in the table talk.")
+            author_spectator, name = spectator
+            if author_spectator in (enc.chat_muted or {}):
+                raise chat.ChatRefused(
+                    "The GM has muted you: your messages are not sent to the table."
+                )
         seats = list(enc.seats.all())
         parsed = chat.parse(text, viewer, seats, chosen, make_rng())
         seat = next((s for s in seats if s.pk == viewer.seat_id), None)
+        if viewer.role == SPECTATOR:
+            kind, signed = ChatMessage.SPECTATOR, f"{name} (spectator)"
+        else:
+            kind = ChatMessage.GM if viewer.role == GM else ChatMessage.SEAT
+            signed = chat.author_name(viewer, seat, State.from_dict(enc.state))
         msg = ChatMessage.objects.create(
             encounter=enc,
-            author_kind=ChatMessage.GM if viewer.role == GM else ChatMessage.SEAT,
+            author_kind=kind,
             author_seat=seat,
-            author_name=chat.author_name(viewer, seat, State.from_dict(enc.state)),
+            author_name=signed,
+            author_spectator=author_spectator,
             text=parsed.text,
             roll=parsed.roll,
             whisper=parsed.whisper,
@@ -510,3 +530,37 @@ def set_chat_spectators(encounter_id: int, on: bool) -> None:
     with transaction.atomic():
         Encounter.objects.filter(pk=encounter_id).update(chat_spectators=on)
         transaction.on_commit(partial(broadcast.publish_chat_region, encounter_id), robust=True)
+
+
+def set_chat_spectators_write(encounter_id: int, on: bool) -> None:
+    """Whether spectators (who read) may write too; their chat region is pushed anew."""
+    with transaction.atomic():
+        Encounter.objects.filter(pk=encounter_id).update(chat_spectators_write=on)
+        transaction.on_commit(partial(broadcast.publish_chat_region, encounter_id), robust=True)
+
+
+def mute_spectator(encounter_id: int, message_id: int) -> str | None:
+    """The GM mutes the spectator who wrote this message; their name, or None if the
+    message is no spectator's here."""
+    with transaction.atomic():
+        enc = Encounter.objects.select_for_update().get(pk=encounter_id)
+        msg = ChatMessage.objects.filter(encounter_id=encounter_id, pk=message_id).first()
+        if msg is None or not msg.author_spectator:
+            return None
+        name = msg.author_name.removesuffix(" (spectator)")
+        enc.chat_muted = {**(enc.chat_muted or {}), msg.author_spectator: name}
+        enc.save(update_fields=["chat_muted"])
+    return name
+
+
+def unmute_spectator(encounter_id: int, spectator_id: str) -> str | None:
+    """The GM lets a muted spectator write again; their name, or None if not muted."""
+    with transaction.atomic():
+        enc = Encounter.objects.select_for_update().get(pk=encounter_id)
+        muted = dict(enc.chat_muted or {})
+        name = muted.pop(spectator_id, None)
+        if name is None:
+            return None
+        enc.chat_muted = muted
+        enc.save(update_fields=["chat_muted"])
+    return str(name)

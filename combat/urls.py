@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from combat import accounts, api, chat_views, contract, library, summary, views
+from combat import accounts, api, chat_api, chat_views, contract, library, summary, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -61,6 +61,14 @@ urlpatterns = [
         chat_views.gm_spectators,
         name="chat_gm_spectators",
     ),
+    path(
+        "enc/<int:encounter_id>/chat/spectators/write/",
+        chat_views.gm_spectators_write,
+        name="chat_gm_spectators_write",
+    ),
+    path("enc/<int:encounter_id>/chat/mute/", chat_views.gm_mute, name="chat_gm_mute"),
+    path("enc/<int:encounter_id>/chat/unmute/", chat_views.gm_unmute, name="chat_gm_unmute"),
+    path("s/<str:token>/chat/", chat_views.spectator_post, name="chat_spectator_post"),
     path("p/<str:token>/chat/", chat_views.player_post, name="chat_player_post"),
     path("p/<str:token>/chat/older/", chat_views.player_older, name="chat_player_older"),
     path("s/<str:token>/chat/older/", chat_views.spectator_older, name="chat_spectator_older"),
@@ -81,6 +89,7 @@ urlpatterns = [
     ),
     re_path(r"^api/encounters/(?P<encounter_id>\d+)/log/?$", api.log, name="api_log"),
     re_path(r"^api/encounters/(?P<encounter_id>\d+)/seats/?$", api.seats, name="api_seats"),
+    re_path(r"^api/encounters/(?P<encounter_id>\d+)/chat/?$", chat_api.chat_view, name="api_chat"),
     re_path(r"^api/encounters/import/?$", library.api_import, name="api_import"),
     re_path(
         r"^api/encounters/(?P<encounter_id>\d+)/export/?$", library.api_export, name="api_export"

@@ -930,4 +930,7 @@ def spectator(request: HttpRequest, token: str) -> HttpResponse:
     ctx = screens.public_context(enc)
     viewer = spectator_viewer(enc)
     talk = chat.context(viewer, enc, broadcast.chat_urls(viewer))
+    me = request.session.get("chat_spectator")
+    if isinstance(me, dict) and me.get("name"):
+        talk["chat_spectator_name"] = me["name"]  # this browser's own, never pushed
     return render(request, "combat/spectator.html", {**ctx, **talk, "hide_login": True})

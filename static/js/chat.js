@@ -80,6 +80,73 @@
     }
   }
 
+  // Folding: the heading's button hides the region's body; while folded, the heading
+  // counts the messages that came since (ids above the newest seen), and opening clears
+  // the count. The fold outlives a region pushed anew (it is reapplied).
+  var folded = false;
+  var seen = 0;
+
+  function newestId() {
+    var most = 0;
+    document.querySelectorAll("#chat-messages .chat-line").forEach(function (line) {
+      var n = parseInt((line.id || "").replace("chat-msg-", ""), 10);
+      if (n > most) {
+        most = n;
+      }
+    });
+    return most;
+  }
+
+  function showFold() {
+    var button = document.getElementById("chat-fold");
+    var body = document.getElementById("chat-body");
+    if (!button || !body) {
+      return;
+    }
+    if (button.getAttribute("aria-expanded") !== String(!folded)) {
+      button.setAttribute("aria-expanded", String(!folded));
+    }
+    if (body.hidden !== folded) {
+      body.hidden = folded;
+    }
+    var badge = button.querySelector(".chat-unread");
+    if (!badge) {
+      return;
+    }
+    var count = 0;
+    if (folded) {
+      document.querySelectorAll("#chat-messages .chat-line:not(.is-deleted)").forEach(function (line) {
+        var n = parseInt((line.id || "").replace("chat-msg-", ""), 10);
+        if (n > seen) {
+          count += 1;
+        }
+      });
+    }
+    var text = count ? " (" + count + " new)" : "";
+    if (badge.textContent !== text) {
+      badge.textContent = text;
+    }
+    if (badge.hidden !== !count) {
+      badge.hidden = !count;
+    }
+  }
+
+  document.addEventListener("click", function (e) {
+    var button = e.target && e.target.closest ? e.target.closest("#chat-fold") : null;
+    if (!button) {
+      return;
+    }
+    folded = !folded;
+    seen = newestId();
+    showFold();
+    if (!folded) {
+      var scroller = document.getElementById("chat-scroll");
+      if (scroller) {
+        scroller.scrollTop = scroller.scrollHeight;
+      }
+    }
+  });
+
   function start() {
     var status = document.getElementById("chat-status");
     if (status) {
@@ -90,7 +157,10 @@
       scroller.scrollTop = scroller.scrollHeight; // the latest messages first in view
     }
     var table = document.getElementById("table") || document.body;
-    new MutationObserver(dedupe).observe(table, { childList: true, subtree: true });
+    new MutationObserver(function (records) {
+      dedupe(records);
+      showFold();
+    }).observe(table, { childList: true, subtree: true });
   }
 
   if (document.readyState === "loading") {

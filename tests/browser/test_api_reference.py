@@ -17,7 +17,7 @@ def test_the_api_reference_page_shows_every_operation_and_tries_one(live_server_
     from combat.contract import openapi_document
 
     described = sum(len(item) for item in openapi_document()["paths"].values())
-    assert described == 10
+    assert described == 12
     expect(operations).to_have_count(described)
     expect(page.locator("#operations-default-send_command")).to_contain_text(
         "/api/encounters/{encounter_id}/commands"

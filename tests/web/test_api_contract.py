@@ -57,6 +57,8 @@ def test_the_description_is_openapi_3_1_with_every_endpoint(openapi):
         "POST /api/encounters/{encounter_id}/seats",
         "GET /api/encounters/{encounter_id}/export",
         "POST /api/encounters/import",
+        "GET /api/encounters/{encounter_id}/chat",
+        "POST /api/encounters/{encounter_id}/chat",
     }
     commands = openapi["paths"]["/api/encounters/{encounter_id}/commands"]["post"]
     body = commands["requestBody"]["content"]["application/json"]["schema"]
