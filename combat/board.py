@@ -4,11 +4,17 @@ Built per reader from the state (combat/rules/board.py keeps the map). For playe
 spectators it starts from `seen_board`, so a hidden combatant's token, a token on a
 fogged cell and the terrain under fog are never in it: the template cannot draw what
 it is not given. The GM's has everything, with hidden tokens and fog marked as such.
+
+The background image's address is relative to the reader's own page (/enc/1/, /p/<link>/,
+/s/<link>/ + map/<hash>.webp), so one view-model serves every reader of an audience and
+no link is ever written into a pushed fragment.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.conf import settings
 
 from combat.rules import Encounter as State
 from combat.rules.board import TERRAIN, footprint, label, reach_m, seen_board
@@ -122,8 +128,10 @@ def board_view(state: State, audience: str, turn: str | None) -> dict[str, Any] 
             if is_gm or k in set(b["terrain"].values())
         ],
         "has_fog": bool(fog),
+        "image": {"href": f"map/{b['image']['name']}.webp", **b["image"]} if "image" in b else None,
     }
     if is_gm:
         view["brushes"] = [{"key": k, "label": v} for k, v in BRUSHES]
+        view["image_max"] = f"{settings.VTT_MAP_IMAGE_MAX_BYTES / (1024 * 1024):g} MB"
         view["choices"] = [{"id": cid, "name": c.name} for cid, c in state.combatants.items()]
     return view

@@ -40,6 +40,9 @@ class Encounter(models.Model):
     )
     # Whether the spectators' link shows the table talk said to everyone (combat/chat.py).
     chat_spectators = models.BooleanField(default=False)
+    # The stored file of the map's background image (its name in default_storage), or
+    # "": the state names it by content hash (combat/board_image.py).
+    board_image = models.CharField(max_length=200, blank=True, default="")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
