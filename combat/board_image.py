@@ -12,7 +12,9 @@ image replaces the old file; removing the image deletes it.
 
 The file is served by the views below to the GM, a seat link's holder and a spectator
 link's holder only (404 for anyone else, as every link check), privately cached: the hash
-is in the address and is the ETag, so a new image is a new address.
+is in the address and is the ETag, so a new image is a new address Players and
+spectators get the picture with the fogged cells painted over (the fog's digest is in
+their address too): what is under the fog is not in what they download.
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.http.multipartparser import MultiPartParserError
 from django.urls import reverse
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageDraw, UnidentifiedImageError
 
 from combat import services
 from combat.access import encounter_by_spectator_token, gm_encounter, gm_viewer, seat_by_token
+from combat.board import fog_digest
 from combat.models import Encounter
+from combat.rules import Encounter as State
 from combat.rules import Refusal
 from combat.rules.board import MAX_IMAGE_SIDE
 from combat.views import (
@@ -220,11 +224,23 @@ def gm_remove(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
 # --- serving it -----------------------------------------------------------------------------
 
 
-def _serve(request: HttpRequest, enc: Encounter, name: str) -> HttpResponse:
+FOG = (0x6F, 0x73, 0x78)  # the fog's colour on the board (static/css/app.css .fog-bg)
+
+
+def _serve(
+    request: HttpRequest, enc: Encounter, name: str, fog: str | None, gm: bool
+) -> HttpResponse:
     stored = enc.board_image
     if not stored or stored != storage_name(enc.pk, name):
         raise Http404("This map has no such image (it may have been replaced).")
-    etag = f'"{name}"'
+    board = State.from_dict(enc.state).board
+    cells = [] if gm or board is None else list(board["fog"])
+    # A player's picture is the one for the fog as it is now, and no other: an address
+    # for an older fog would show (and let a browser keep) cells fogged since.
+    wanted = fog_digest(cells) if cells else None
+    if fog != wanted:
+        raise Http404("This map's fog has changed since: reload the page.")
+    etag = f'"{name}-{fog}"' if fog else f'"{name}"'
     headers: dict[str, Any] = {
         "Cache-Control": f"private, max-age={CACHE_SECONDS}",
         "ETag": etag,
@@ -237,19 +253,45 @@ def _serve(request: HttpRequest, enc: Encounter, name: str) -> HttpResponse:
             body = f.read()
     except FileNotFoundError:
         raise Http404("This map's image is missing from the storage.") from None
+    if cells and board is not None:
+        body = _fogged(body, cells, board["width"], board["height"])
     return HttpResponse(body, content_type="image/webp", headers=headers)
 
 
-@require_GET
-def gm_image(request: HttpRequest, encounter_id: int, name: str) -> HttpResponse:
-    return _serve(request, gm_encounter(request.user, encounter_id), name)
+def _fogged(body: bytes, cells: list[str], width: int, height: int) -> bytes:
+    """The picture with every fogged cell painted over in the fog's colour (the picture is
+    stretched over the grid, so a cell is a 1/width by 1/height part of it)."""
+    with Image.open(io.BytesIO(body)) as img:
+        img.load()
+        picture = img.convert("RGB")
+    draw = ImageDraw.Draw(picture)
+    w, h = picture.size
+    for k in cells:
+        x, y = (int(v) for v in k.split(","))
+        left, top = x * w // width, y * h // height
+        right, bottom = -(-(x + 1) * w // width), -(-(y + 1) * h // height)
+        draw.rectangle((left, top, right - 1, bottom - 1), fill=FOG)
+    out = io.BytesIO()
+    picture.save(out, "WEBP", quality=85, method=4)
+    return out.getvalue()
 
 
 @require_GET
-def player_image(request: HttpRequest, token: str, name: str) -> HttpResponse:
-    return _serve(request, seat_by_token(token).encounter, name)
+def gm_image(
+    request: HttpRequest, encounter_id: int, name: str, fog: str | None = None
+) -> HttpResponse:
+    return _serve(request, gm_encounter(request.user, encounter_id), name, fog, gm=True)
 
 
 @require_GET
-def spectator_image(request: HttpRequest, token: str, name: str) -> HttpResponse:
-    return _serve(request, encounter_by_spectator_token(token), name)
+def player_image(
+    request: HttpRequest, token: str, name: str, fog: str | None = None
+) -> HttpResponse:
+    return _serve(request, seat_by_token(token).encounter, name, fog, gm=False)
+
+
+@require_GET
+def spectator_image(
+    request: HttpRequest, token: str, name: str, fog: str | None = None
+) -> HttpResponse:
+    return _serve(request, encounter_by_spectator_token(token), name, fog, gm=False)

@@ -46,17 +46,17 @@ urlpatterns = [
         name="board_image_remove",
     ),
     re_path(
-        r"^enc/(?P<encounter_id>\d+)/map/(?P<name>[0-9a-f]{32})\.webp$",
+        r"^enc/(?P<encounter_id>\d+)/map/(?P<name>[0-9a-f]{32})(?:-(?P<fog>[0-9a-f]{12}))?\.webp$",
         board_image.gm_image,
         name="board_image_gm",
     ),
     re_path(
-        r"^p/(?P<token>[^/]+)/map/(?P<name>[0-9a-f]{32})\.webp$",
+        r"^p/(?P<token>[^/]+)/map/(?P<name>[0-9a-f]{32})(?:-(?P<fog>[0-9a-f]{12}))?\.webp$",
         board_image.player_image,
         name="board_image_player",
     ),
     re_path(
-        r"^s/(?P<token>[^/]+)/map/(?P<name>[0-9a-f]{32})\.webp$",
+        r"^s/(?P<token>[^/]+)/map/(?P<name>[0-9a-f]{32})(?:-(?P<fog>[0-9a-f]{12}))?\.webp$",
         board_image.spectator_image,
         name="board_image_spectator",
     ),

@@ -19,7 +19,7 @@ from django.utils.deprecation import MiddlewareMixin
 _LINK = re.compile(r"(/(?:ws/)?[ps]/)[^/?#\s\"']+")
 REDACTED = "[link]"
 # The map's background image under a link: content-addressed, privately cacheable.
-_MAP_IMAGE = re.compile(r"^/[ps]/[^/]+/map/[0-9a-f]{32}\.webp$")
+_MAP_IMAGE = re.compile(r"^/[ps]/[^/]+/map/[0-9a-f]{32}(-[0-9a-f]{12})?\.webp$")
 
 
 def redact(text: str) -> str:

@@ -229,3 +229,34 @@ def test_without_a_map_there_is_nothing_to_put_an_image_under(table):
     r = upload(table, picture("PNG"))
     assert "no map" in refusal(r)
     assert stored_files(table.refresh()) == []
+
+
+def test_players_and_spectators_get_the_picture_with_the_fogged_cells_painted_over(table):
+    """What is under the fog is not in what they download: the cells are painted over in
+    the file itself, and new fog is a new address."""
+    with_board(table)  # 8 × 6 cells over a 64 × 48 picture: a cell is 8 × 8 pixels
+    assert upload(table, picture("PNG", color="red")).status_code == 200
+    before = {
+        url: image_href(client.get(url).content.decode())
+        for client, url in ((table.p1, table.player1_url), (table.gm, table.gm_url))
+    }
+    assert table.gm_post(type="fog", cells="A1 H6").status_code == 200
+    gm_href = image_href(table.gm.get(table.gm_url).content.decode())
+    assert gm_href == before[table.gm_url]  # the GM's picture is the whole one
+    for client, url in ((table.p1, table.player1_url), (table.spectator, table.spectator_url)):
+        href = image_href(client.get(url).content.decode())
+        assert href != before[table.player1_url]
+        got = client.get(url + href)
+        assert got.status_code == 200
+        seen = Image.open(io.BytesIO(got.content)).convert("RGB")
+        for x, y in ((4, 4), (60, 44)):  # in A1 and H6
+            fog = seen.getpixel((x, y))
+            assert isinstance(fog, tuple)
+            assert all(abs(a - b) < 16 for a, b in zip(fog, (111, 115, 120), strict=True))
+        r, g, b = seen.getpixel((20, 20))  # C3: not fogged
+        assert r > 200 and g < 40 and b < 40
+        # Neither the whole picture nor the one for an older fog is theirs to fetch.
+        assert client.get(url + gm_href).status_code == 404
+        assert client.get(url + before[table.player1_url]).status_code == 404
+    whole = Image.open(io.BytesIO(table.gm.get(table.gm_url + gm_href).content)).convert("RGB")
+    assert whole.getpixel((4, 4))[0] > 200
