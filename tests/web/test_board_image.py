@@ -260,3 +260,13 @@ def test_players_and_spectators_get_the_picture_with_the_fogged_cells_painted_ov
         assert client.get(url + before[table.player1_url]).status_code == 404
     whole = Image.open(io.BytesIO(table.gm.get(table.gm_url + gm_href).content)).convert("RGB")
     assert whole.getpixel((4, 4))[0] > 200
+
+
+def test_deleting_the_encounter_deletes_its_image_file(table):
+    with_board(table)
+    assert upload(table, picture("PNG")).status_code == 200
+    enc = table.refresh()
+    assert default_storage.exists(enc.board_image)
+    stored = enc.board_image
+    enc.delete()
+    assert not default_storage.exists(stored)
