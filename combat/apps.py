@@ -47,6 +47,6 @@ def _user_saved(sender: Any, instance: Any, created: bool = False, **kwargs: Any
 def _encounter_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
     """A deleted encounter (or a deleted GM's) leaves no map image in the storage."""
     if instance.board_image:
-        from django.core.files.storage import default_storage
+        from combat.board_image import sweep
 
-        default_storage.delete(instance.board_image)
+        sweep(instance.pk)

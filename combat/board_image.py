@@ -126,26 +126,40 @@ def content_name(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def storage_name(encounter_id: int, name: str) -> str:
-    return f"boards/{encounter_id}/{name}.webp"
+def storage_name(encounter_id: int, name: str, fog: str | None = None) -> str:
+    """Where the picture is stored, or (fog given) its copy for players and spectators."""
+    return (
+        f"boards/{encounter_id}/{name}-{fog}.webp" if fog else f"boards/{encounter_id}/{name}.webp"
+    )
 
 
-def _forget_file(stored: str) -> None:
-    if stored:
-        default_storage.delete(stored)
+def folder(encounter_id: int) -> str:
+    return f"boards/{encounter_id}"
+
+
+def sweep(encounter_id: int, keep: str = "") -> None:
+    """Delete the encounter's stored pictures but `keep`: a replaced image, and the fogged
+    copies made for players and spectators (of this image or an older one)."""
+    where = folder(encounter_id)
+    try:
+        names = default_storage.listdir(where)[1]
+    except FileNotFoundError:
+        return
+    for n in names:
+        if f"{where}/{n}" != keep:
+            default_storage.delete(f"{where}/{n}")
 
 
 def _keep(encounter_id: int, stored: str) -> None:
-    """Make `stored` the encounter's image file; the one it replaces is deleted once the
-    change is saved."""
+    """Make `stored` the encounter's image file; the one it replaces (and every fogged copy)
+    is deleted once the change is saved."""
     with transaction.atomic():
         enc = Encounter.objects.select_for_update().get(pk=encounter_id)
-        old = enc.board_image
-        if old == stored:
+        if enc.board_image == stored:
             return
         enc.board_image = stored
         enc.save(update_fields=["board_image"])
-    _forget_file(old)
+    sweep(encounter_id, keep=stored)
 
 
 # --- the GM's forms -----------------------------------------------------------------------
@@ -248,14 +262,38 @@ def _serve(
     if etag in request.headers.get("If-None-Match", ""):
         response: HttpResponse = HttpResponseNotModified(headers=headers)
         return response
+    if fog and board is not None:
+        body = _fogged_copy(enc.pk, name, fog, cells, board["width"], board["height"])
+    else:
+        body = _read(stored)
+    return HttpResponse(body, content_type="image/webp", headers=headers)
+
+
+def _read(stored: str) -> bytes:
     try:
         with default_storage.open(stored, "rb") as f:
-            body = f.read()
+            data: bytes = f.read()
     except FileNotFoundError:
         raise Http404("This map's image is missing from the storage.") from None
-    if cells and board is not None:
-        body = _fogged(body, cells, board["width"], board["height"])
-    return HttpResponse(body, content_type="image/webp", headers=headers)
+    return data
+
+
+def _fogged_copy(
+    encounter_id: int, name: str, fog: str, cells: list[str], width: int, height: int
+) -> bytes:
+    """The players' picture for this fog: made once (painting a big picture takes seconds)
+    and kept beside the image; the copy for the fog before goes."""
+    copy = storage_name(encounter_id, name, fog)
+    if default_storage.exists(copy):
+        return _read(copy)
+    body = _fogged(_read(storage_name(encounter_id, name)), cells, width, height)
+    saved = default_storage.save(copy, ContentFile(body))
+    if saved != copy:  # made at the same moment by another request: keep one
+        default_storage.delete(saved)
+    for other in default_storage.listdir(folder(encounter_id))[1]:
+        if other.startswith(f"{name}-") and other != copy.rsplit("/", 1)[1]:
+            default_storage.delete(f"{folder(encounter_id)}/{other}")
+    return body
 
 
 def _fogged(body: bytes, cells: list[str], width: int, height: int) -> bytes:

@@ -260,6 +260,16 @@ def test_players_and_spectators_get_the_picture_with_the_fogged_cells_painted_ov
         assert client.get(url + before[table.player1_url]).status_code == 404
     whole = Image.open(io.BytesIO(table.gm.get(table.gm_url + gm_href).content)).convert("RGB")
     assert whole.getpixel((4, 4))[0] > 200
+    # The fogged copy is made once and kept beside the image; new fog replaces it, and a
+    # new image takes both away.
+    name = gm_href.split("/")[-1].removesuffix(".webp")
+    assert sorted(stored_files(table.refresh())) == sorted([f"{name}.webp", href.split("/")[-1]])
+    assert table.gm_post(type="fog", cells="B2").status_code == 200
+    newer = image_href(table.p1.get(table.player1_url).content.decode())
+    assert table.p1.get(table.player1_url + newer).status_code == 200
+    assert sorted(stored_files(table.refresh())) == sorted([f"{name}.webp", newer.split("/")[-1]])
+    upload(table, picture("PNG", color="blue"))
+    assert len(stored_files(table.refresh())) == 1
 
 
 def test_deleting_the_encounter_deletes_its_image_file(table):
@@ -268,5 +278,10 @@ def test_deleting_the_encounter_deletes_its_image_file(table):
     enc = table.refresh()
     assert default_storage.exists(enc.board_image)
     stored = enc.board_image
+    assert table.gm_post(type="fog", cells="A1").status_code == 200
+    href = image_href(table.p1.get(table.player1_url).content.decode())
+    assert table.p1.get(table.player1_url + href).status_code == 200
+    assert len(stored_files(enc)) == 2
     enc.delete()
     assert not default_storage.exists(stored)
+    assert stored_files(enc) == []
