@@ -12,11 +12,16 @@ class CombatConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth import get_user_model
         from django.contrib.auth.signals import user_logged_out
-        from django.db.models.signals import post_save
+        from django.db.models.signals import post_delete, post_save
+
+        from combat.models import Encounter
 
         user_logged_out.connect(_logged_out, dispatch_uid="combat.close-gm-sockets-logout")
         post_save.connect(
             _user_saved, sender=get_user_model(), dispatch_uid="combat.close-gm-sockets-saved"
+        )
+        post_delete.connect(
+            _encounter_deleted, sender=Encounter, dispatch_uid="combat.forget-board-image"
         )
 
 
@@ -37,3 +42,11 @@ def _user_saved(sender: Any, instance: Any, created: bool = False, **kwargs: Any
     from combat import broadcast
 
     broadcast.close_user(instance.pk)
+
+
+def _encounter_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """A deleted encounter (or a deleted GM's) leaves no map image in the storage."""
+    if instance.board_image:
+        from combat.board_image import sweep
+
+        sweep(instance.pk)

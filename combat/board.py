@@ -4,11 +4,20 @@ Built per reader from the state (combat/rules/board.py keeps the map). For playe
 spectators it starts from `seen_board`, so a hidden combatant's token, a token on a
 fogged cell and the terrain under fog are never in it: the template cannot draw what
 it is not given. The GM's has everything, with hidden tokens and fog marked as such.
+
+The background image's address is relative to the reader's own page (/enc/1/, /p/<link>/,
+/s/<link>/ + map/<hash>.webp), so one view-model serves every reader of an audience and
+no link is ever written into a pushed fragment Players and spectators are given another
+picture: the fogged cells painted over in the file itself, so what is under the fog is
+not in what they download either (its address names the fog, so new fog is a new fetch).
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
+
+from django.conf import settings
 
 from combat.rules import Encounter as State
 from combat.rules.board import TERRAIN, footprint, label, reach_m, seen_board
@@ -31,6 +40,20 @@ def initials(name: str) -> str:
     if len(words) >= 2:
         return (words[0][0] + words[1][0]).upper()
     return name[:2].title()
+
+
+def fog_digest(fog: list[str]) -> str:
+    """A short digest of the fogged cells: part of a player's or spectator's image address,
+    whose picture has those cells painted over (combat/board_image.py)."""
+    return hashlib.sha256(" ".join(sorted(fog)).encode()).hexdigest()[:12]
+
+
+def image_href(name: str, fog: list[str] | None) -> str:
+    """The background image's address, relative to the reader's page: the GM's whole
+    picture, or (fog given) the picture with the fogged cells painted over."""
+    if fog:
+        return f"map/{name}-{fog_digest(fog)}.webp"
+    return f"map/{name}.webp"
 
 
 def _xy(k: str) -> tuple[int, int]:
@@ -122,8 +145,14 @@ def board_view(state: State, audience: str, turn: str | None) -> dict[str, Any] 
             if is_gm or k in set(b["terrain"].values())
         ],
         "has_fog": bool(fog),
+        "image": (
+            {"href": image_href(b["image"]["name"], None if is_gm else b["fog"]), **b["image"]}
+            if "image" in b
+            else None
+        ),
     }
     if is_gm:
         view["brushes"] = [{"key": k, "label": v} for k, v in BRUSHES]
+        view["image_max"] = f"{settings.VTT_MAP_IMAGE_MAX_BYTES / (1024 * 1024):g} MB"
         view["choices"] = [{"id": cid, "name": c.name} for cid, c in state.combatants.items()]
     return view

@@ -53,6 +53,7 @@ COMMAND_FIELDS = (
     "cell",
     "size",
     "reach",
+    "image",
     # set_condition and the Action Ladder's set_pace
     "stacks",
     "until",

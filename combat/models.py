@@ -44,6 +44,9 @@ class Encounter(models.Model):
     chat_spectators_write = models.BooleanField(default=False)
     # The spectators the GM muted: their id (kept in their browser session) -> their name.
     chat_muted = models.JSONField(default=dict, blank=True)
+    # The stored file of the map's background image (its name in default_storage), or
+    # "": the state names it by content hash (combat/board_image.py).
+    board_image = models.CharField(max_length=200, blank=True, default="")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -1,6 +1,16 @@
 from django.urls import path, re_path
 
-from combat import accounts, api, chat_api, chat_views, contract, library, summary, views
+from combat import (
+    accounts,
+    api,
+    board_image,
+    chat_api,
+    chat_views,
+    contract,
+    library,
+    summary,
+    views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -38,6 +48,28 @@ urlpatterns = [
     path("enc/<int:encounter_id>/links/", views.gm_links, name="gm_links"),
     path("enc/<int:encounter_id>/spectator/", views.spectator_link, name="spectator_link"),
     path("enc/<int:encounter_id>/log.json", views.log_download, name="log_download"),
+    # The battle map's background image (combat/board_image.py)
+    path("enc/<int:encounter_id>/map/image/", board_image.gm_upload, name="board_image_upload"),
+    path(
+        "enc/<int:encounter_id>/map/image/remove/",
+        board_image.gm_remove,
+        name="board_image_remove",
+    ),
+    re_path(
+        r"^enc/(?P<encounter_id>\d+)/map/(?P<name>[0-9a-f]{32})(?:-(?P<fog>[0-9a-f]{12}))?\.webp$",
+        board_image.gm_image,
+        name="board_image_gm",
+    ),
+    re_path(
+        r"^p/(?P<token>[^/]+)/map/(?P<name>[0-9a-f]{32})(?:-(?P<fog>[0-9a-f]{12}))?\.webp$",
+        board_image.player_image,
+        name="board_image_player",
+    ),
+    re_path(
+        r"^s/(?P<token>[^/]+)/map/(?P<name>[0-9a-f]{32})(?:-(?P<fog>[0-9a-f]{12}))?\.webp$",
+        board_image.spectator_image,
+        name="board_image_spectator",
+    ),
     # Reuse (combat/library.py) and the after-combat summary (combat/summary.py)
     path("library/", library.library_page, name="library"),
     path("library/import/", library.import_view, name="encounter_import"),

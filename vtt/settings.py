@@ -377,8 +377,32 @@ STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 # where the middleware is listed). Why WhiteNoise and not ServeStatic: docs/decisions.md.
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
+# Uploaded files (the battle map's background image, combat/board_image.py) go through
+# Django's storage API: a folder on the embedded default, any S3-compatible store when
+# VTT_S3_BUCKET is set (django-storages, `pip install -e '.[s3]'`; the credentials come
+# from the usual AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY). Either way the app serves
+# the files itself, to those who hold the encounter's links only (docs/deploy.md).
+MEDIA_ROOT = Path(env_str("VTT_MEDIA_ROOT", str(BASE_DIR / "media")))
+MEDIA_URL = "/media-not-served/"  # never linked: files are served by views that check links
+VTT_MAP_IMAGE_MAX_BYTES = env_int("VTT_MAP_IMAGE_MAX_BYTES", 10 * 1024 * 1024)
+_S3_BUCKET = env_opt("VTT_S3_BUCKET")
+_DEFAULT_STORAGE: dict[str, Any] = (
+    {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": _S3_BUCKET,
+            "endpoint_url": env_opt("VTT_S3_ENDPOINT_URL"),
+            "region_name": env_opt("VTT_S3_REGION"),
+            "location": env_str("VTT_S3_PREFIX", "vtt-media"),
+            "default_acl": "private",
+            "file_overwrite": True,
+        },
+    }
+    if _S3_BUCKET
+    else {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+)
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _DEFAULT_STORAGE,
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG

@@ -9,7 +9,13 @@ letter, row number from 1).
     {"width": 12, "height": 8, "cell_m": 1.0,
      "terrain": {"3,2": "wall", ...},          # sparse: a cell not named is open ground
      "fog": ["5,5", ...],                       # cells players and spectators cannot see
-     "tokens": {"c1": {"at": [2, 3], "size": 1, "reach": null}, ...}}
+     "tokens": {"c1": {"at": [2, 3], "size": 1, "reach": null}, ...},
+     "image": {"name": "3f9a...", "w": 1200, "h": 800}}   # optional: the background
+
+The background image is a file the GM uploads (combat/board_image.py checks, re-encodes
+and stores it); the state keeps only its name (a hash of its content, so a new image is
+a new name and every page fetches it anew) and its size in pixels. It is drawn under the
+terrain and the grid, stretched over the whole grid.
 """
 
 from __future__ import annotations
@@ -29,6 +35,10 @@ if TYPE_CHECKING:
 
 MAX_SIDE = 100
 MAX_TOKEN_SIZE = 10
+# The background image: its name is a hex content hash; its sides in pixels are bounded
+# (the upload scales a larger picture down to this).
+MAX_IMAGE_SIDE = span("board_image", "width")[1]
+IMAGE_NAME = re.compile(r"^[0-9a-f]{32}$")
 
 # Terrain kinds, in the legend's order, with the words people read.
 TERRAIN = {
@@ -217,6 +227,42 @@ def cmd_remove_board(
     ev.add("board", "The GM removes the map.", ruling=True)
 
 
+def _pixels(cmd: dict[str, Any], side: str) -> int:
+    if cmd.get(side) in (None, ""):
+        raise refuse("bad_option", f"Say the image's {side} in pixels.")
+    return int_option(cmd, side, f"The image's {side}", *span("board_image", side))
+
+
+def cmd_board_image(
+    enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
+) -> None:
+    """Put a background image under the map (its name and size), or take it away (an
+    empty name). The file itself is uploaded and stored by the site (board_image.py)."""
+    name = _text(cmd, "image")
+    for side in ("width", "height"):  # a bad number is named before a missing map
+        if cmd.get(side) not in (None, ""):
+            _pixels(cmd, side)
+    board = need_board(enc)
+    old = board.get("image")
+    if name in (None, ""):
+        if old is None:
+            raise refuse("no_change", "The map has no background image.")
+        del board["image"]
+        ev.add("board", "The GM removes the map's background image.", ruling=True)
+        return
+    if not isinstance(name, str) or not IMAGE_NAME.match(name):
+        raise refuse(
+            "bad_option", "The image is named by the hash the upload gave it (32 hex digits)."
+        )
+    w, h = (_pixels(cmd, side) for side in ("width", "height"))
+    new = {"name": name, "w": w, "h": h}
+    if new == old:
+        raise refuse("no_change", "The map already has this background image.")
+    board["image"] = new
+    verb = "replaces the map's background image" if old else "puts a background image under the map"
+    ev.add("board", f"The GM {verb} ({w} × {h} pixels).", ruling=True)
+
+
 def cmd_paint(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
@@ -369,4 +415,5 @@ def seen_board(enc: Encounter, hidden: set[str]) -> dict[str, Any] | None:
         "terrain": {k: v for k, v in b["terrain"].items() if k not in fog},
         "fog": list(b["fog"]),
         "tokens": tokens,
+        **({"image": dict(b["image"])} if "image" in b else {}),
     }

@@ -82,6 +82,7 @@ def _specs() -> dict[str, CommandSpec]:
         # The battle map (board.py)
         gm("set_board", b.cmd_set_board),
         gm("remove_board", b.cmd_remove_board),
+        gm("board_image", b.cmd_board_image),
         gm("paint", b.cmd_paint),
         gm("fog", b.cmd_fog),
         gm("place", b.cmd_place),

@@ -141,6 +141,15 @@ FIELDS: dict[str, tuple[Field, ...]] = {
         Field("cell_m", "scalar", "the side of a cell in metres, 0.1 to 100 (default 1)"),
     ),
     "remove_board": (),
+    "board_image": (
+        _text(
+            "image",
+            32,
+            "the name (a content hash) the GM's upload form gave the image; empty removes it",
+        ),
+        _int("width", 1, 4096, "its width in pixels (required with an image)"),
+        _int("height", 1, 4096, "its height in pixels (required with an image)"),
+    ),
     "paint": (
         _text("cells", 20_000, "the cells: C4 D4 A1:B3 (spaces between)", required=True),
         Field(

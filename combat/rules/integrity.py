@@ -251,8 +251,12 @@ def _board(enc: Encounter) -> None:
     b = enc.board
     if b is None:
         return
-    if set(b) != _BOARD_KEYS:
-        raise Inconsistent(f"The map should hold exactly {', '.join(sorted(_BOARD_KEYS))}.")
+    if set(b) - {"image"} != _BOARD_KEYS:
+        raise Inconsistent(
+            f"The map should hold exactly {', '.join(sorted(_BOARD_KEYS))} (and maybe image)."
+        )
+    if "image" in b:
+        _image(b["image"])
     for side in ("width", "height"):
         if not _is_int(b[side]) or not 1 <= b[side] <= MAX_SIDE:
             raise Inconsistent(f"The map's {side} should be 1 to {MAX_SIDE} cells.")
@@ -271,6 +275,20 @@ def _board(enc: Encounter) -> None:
     _ids(b["tokens"], enc.combatants, "The map's tokens")
     for cid, t in b["tokens"].items():
         _token(t, cid, w, h)
+
+
+def _image(image: Any) -> None:
+    """The background image: a content hash for a name and its size in pixels."""
+    from .board import IMAGE_NAME, MAX_IMAGE_SIDE
+
+    _object(image, "board.image")
+    if set(image) != {"name", "w", "h"}:
+        raise Inconsistent("The map's image should hold exactly h, name, w.")
+    if not isinstance(image["name"], str) or not IMAGE_NAME.match(image["name"]):
+        raise Inconsistent("The map's image should be named by 32 hex digits.")
+    for side in ("w", "h"):
+        if not _is_int(image[side]) or not 1 <= image[side] <= MAX_IMAGE_SIDE:
+            raise Inconsistent(f"The map's image should be 1 to {MAX_IMAGE_SIDE} pixels a side.")
 
 
 def _token(t: Any, cid: str, w: int, h: int) -> None:

@@ -67,6 +67,11 @@ RECIPES: dict[str, tuple[str, list[Step], dict[str, Any]]] = {
     # the battle map (issue 34)
     "set_board": (AP, [], {"width": 8, "height": 6}),
     "remove_board": (AP, [("set_board", {"width": 8, "height": 6})], {}),
+    "board_image": (
+        AP,
+        [("set_board", {"width": 8, "height": 6})],
+        {"image": "0123456789abcdef0123456789abcdef", "width": 640, "height": 480},
+    ),
     "paint": (AP, [("set_board", {"width": 8, "height": 6})], {"cells": "B2", "terrain": "wall"}),
     "fog": (AP, [("set_board", {"width": 8, "height": 6})], {"cells": "C3:D4"}),
     "place": (AP, [("set_board", {"width": 8, "height": 6})], {"actor": "{ana}", "cell": "C4"}),
