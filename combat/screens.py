@@ -294,6 +294,22 @@ def target_choices(state: State, visible: list[str]) -> list[dict[str, str]]:
     ]
 
 
+def ordered_targets(state: State, cid: str, visible: list[str]) -> list[dict[str, str]]:
+    """Whom `cid` can aim at, the acting combatant left out: standing enemies first, then
+    standing allies, then the others (the defeated), each in initiative order."""
+    me = state.combatants[cid]
+
+    def group(other: str) -> str:
+        o = state.combatants[other]
+        if o.defeated:
+            return "Others"
+        return "Enemies" if o.side != me.side else "Allies"
+
+    rank = {"Enemies": 0, "Allies": 1, "Others": 2}
+    out = [{**t, "group": group(t["id"])} for t in target_choices(state, visible) if t["id"] != cid]
+    return sorted(out, key=lambda t: rank[t["group"]])
+
+
 def stat_rows(
     uses: dict[str, list[str]], stats: dict[str, dict[str, Any]], ruleset_name: str
 ) -> list[dict[str, Any]]:
@@ -325,15 +341,9 @@ def missing_stats(c: Any, needs: Iterable[str]) -> list[str]:
 def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
     """Every catalogue action for one combatant: cost, allowed now or why not, and its options."""
     c = state.combatants[cid]
-    targets = [t for t in target_choices(state, visible) if t["id"] != cid]
-    enemy = next(
-        (
-            t["id"]
-            for t in targets
-            if state.combatants[t["id"]].side != c.side and not state.combatants[t["id"]].defeated
-        ),
-        "",
-    )
+    targets = ordered_targets(state, cid, visible)
+    # The basic attack's target is ready: the first standing enemy ("attack, end turn").
+    enemy = next((t["id"] for t in targets if t["group"] == "Enemies"), "")
     out = []
     for a in availability(state, cid):
         fields = []
@@ -960,6 +970,10 @@ def gm_context(
         card["row"] = row
         card["reacting"] = card["id"] in waiting
     ctx["turn_card"] = next((c for c in ctx["combatants"] if c["is_turn"]), None)
+    # While someone acts, every other row offers itself as that combatant's target.
+    aimable = {t["id"] for t in ctx["turn_card"]["targets"]} if ctx["turn_card"] else set()
+    for card in ctx["combatants"]:
+        card["pick"] = card["id"] in aimable
     ctx["condition_names"] = CONDITION_NAMES
     # No secret link in here: this context is also pushed over sockets, and a frame may
     # reach a socket whose link has just been replaced. The links are in `gm_links`,

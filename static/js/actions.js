@@ -5,6 +5,10 @@
  * - The groups a person opened stay open when a push redraws the panel (the server sends
  *   them closed), and the filter keeps its text.
  *
+ * - The GM's initiative list: a row's "Target" button (shown while someone acts) makes that
+ *   combatant the target of every action in the turn panel that takes one, so an NPC's turn
+ *   is "Target, Attack, End turn"; the button of the current target is shown pressed.
+ *
  * Everything here reads the page the server rendered; without it, every group still opens
  * by hand and the filter box stays hidden. Loaded with the CSP nonce; no inline handlers.
  */
@@ -72,7 +76,50 @@
     true
   );
 
-  document.addEventListener("htmx:after:swap", restore);
-  document.addEventListener("htmx:ws:after:message:incoming", restore);
-  restore();
+  function turnSelects() {
+    var turn = document.getElementById("turn");
+    return turn ? Array.prototype.slice.call(turn.querySelectorAll("select[data-target-select]")) : [];
+  }
+
+  function showTarget() {
+    var first = turnSelects().filter(function (s) { return !s.multiple; })[0];
+    var aimed = first ? first.value : "";
+    document.querySelectorAll("[data-pick-target]").forEach(function (b) {
+      var on = String(b.dataset.pickTarget === aimed);
+      if (b.getAttribute("aria-pressed") !== on) b.setAttribute("aria-pressed", on);
+    });
+  }
+
+  function pick(cid) {
+    turnSelects().forEach(function (select) {
+      var option = Array.prototype.find.call(select.options, function (o) { return o.value === cid; });
+      if (!option) return;
+      if (select.multiple) option.selected = true;
+      else select.value = cid;
+    });
+    showTarget();
+    var announce = document.getElementById("announce");
+    var row = document.getElementById("cname-" + cid);
+    if (announce && row) announce.textContent = "Target: " + row.textContent;
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-pick-target]");
+    if (!button) return;
+    event.preventDefault();
+    pick(button.dataset.pickTarget);
+  });
+
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("#turn select[data-target-select]")) showTarget();
+  });
+
+  function refresh() {
+    restore();
+    showTarget();
+  }
+
+  document.addEventListener("htmx:after:swap", refresh);
+  document.addEventListener("htmx:ws:after:message:incoming", refresh);
+  refresh();
 })();

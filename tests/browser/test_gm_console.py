@@ -1,9 +1,9 @@
 """The GM console as a dense game table (issue 30, first step).
 
 On a 1366x768 laptop, with ten combatants and combat started, the GM sees every name in
-the initiative list and the acting combatant's panel (its heading and its end-turn
-button) without scrolling; each row is 48-64 px tall; a row opens its combatant's card
-in place under it, one card at a time, and damage dealt from that card shows on the
+the initiative list and the acting combatant's panel (its heading, its end-turn button
+and its basic attack) without scrolling; each row is 48-64 px tall; a row opens its
+combatant's card in place under it, one card at a time, and damage dealt from that card shows on the
 row's HP bar.
 """
 
@@ -21,6 +21,8 @@ LAPTOP = {"viewport": {"width": 1366, "height": 768}}
 # Pictures to look at, never kept in the repository.
 SHOTS = Path(os.environ.get("GM_CONSOLE_SHOTS", "/tmp/gm-console-shots"))
 EXTRA = ["Cutthroat", "Archer", "Brute", "Shaman", "Wolf", "Sellsword"]
+# Each ruleset's basic attack (screens.FIRST_ACTIONS).
+ATTACK = {"action_points": "basic_attack", "action_ladder": "attack", "initiative_passes": "attack"}
 
 
 def add(enc, **fields) -> str:
@@ -80,6 +82,9 @@ def test_ten_combatants_and_the_turn_fit_a_laptop_screen(
         assert in_view(end.bounding_box(), width, height), "Ana's End turn is off the screen"
         advance = page.get_by_test_id("advance-turn")
         assert in_view(advance.bounding_box(), width, height)
+        attack = turn.get_by_test_id(f"action-button-{t.ana}-{ATTACK[ruleset]}")
+        expect(attack).to_be_enabled()
+        assert in_view(attack.bounding_box(), width, height), "Ana's attack is off the screen"
 
         # A row opens its card under it; opening another closes the first.
         goblin_card = page.get_by_test_id(f"combatant-{t.goblin}")
@@ -188,6 +193,58 @@ def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser
         page.wait_for_function("() => window.scrollY > 200")
         box = strip.bounding_box()
         assert box is not None and 0 <= box["y"] <= 10, f"the strip scrolled away: {box}"
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
+
+
+@pytest.mark.parametrize("ruleset", ["action_points", "action_ladder", "initiative_passes"])
+def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_url):
+    """On the Goblin's turn the attack already aims at the first standing enemy (Ana) and
+    its target list names the enemies first; the GM clicks Bram's row's "Target", the
+    attack and End turn: Bram loses 1 HP (or, in the Action Ladder, his defence waits)
+    and the turn moves on, three clicks in all."""
+    t = make_table(ruleset)
+    gm = open_person(browser, "gm", "GM", **LAPTOP)
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        page.get_by_test_id("start-combat").click()
+        for who in (t.bram, t.goblin):
+            page.get_by_test_id("advance-turn").click()
+            expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
+        turn = page.get_by_test_id("turn-panel")
+        expect(turn.get_by_role("heading", level=2)).to_have_text("Goblin's turn")
+        form = turn.get_by_test_id(f"action-{t.goblin}-{ATTACK[ruleset]}")
+        select = form.locator("select[name='opt_target']")
+        # Enemies first, then allies; the Goblin itself is not in the list.
+        groups = select.locator("optgroup")
+        expect(groups.first).to_have_attribute("label", "Enemies")
+        expect(groups.first.locator("option")).to_have_text(["Ana", "Bram"])
+        expect(groups.nth(1)).to_have_attribute("label", "Allies")
+        expect(groups.nth(1).locator("option")).to_have_text(["Lurking Troll"])
+        expect(select).to_have_value(t.ana)
+        expect(gm.order_row(t.goblin).get_by_test_id(f"pick-target-{t.goblin}")).to_have_count(0)
+        expect(gm.order_row(t.ana).get_by_test_id(f"pick-target-{t.ana}")).to_have_attribute(
+            "aria-pressed", "true"
+        )
+
+        # 1: Bram's row is the target; 2: the attack; 3: End turn.
+        pick = gm.order_row(t.bram).get_by_test_id(f"pick-target-{t.bram}")
+        pick.click()
+        expect(select).to_have_value(t.bram)
+        expect(pick).to_have_attribute("aria-pressed", "true")
+        expect(page.get_by_test_id(f"combatant-{t.bram}")).not_to_have_attribute("open", "")
+        form.get_by_test_id(f"action-button-{t.goblin}-{ATTACK[ruleset]}").click()
+        if ruleset == "action_ladder":
+            # The attack waits for Bram's defence (his player's choice), aimed at him.
+            expect(gm.order_row(t.bram).get_by_test_id(f"reacting-{t.bram}")).to_be_visible()
+        else:
+            expect(gm.hp(t.bram)).to_have_text(f"HP {HP - 1} of {HP}")
+        expect(gm.hp(t.ana)).to_have_text(f"HP {HP} of {HP}")
+        turn.get_by_test_id(f"end-turn-{t.goblin}").click()
+        expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
         gm.assert_no_errors()
     finally:
         gm.context.close()
