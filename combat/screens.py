@@ -528,6 +528,12 @@ def combatant_card(
         "seized": c.seized,
         "can_end_turn": in_combat and is_turn,
         "can_hold": in_combat and is_turn and get_ruleset(state.ruleset).uses_passes,
+        # Ending a pass turn with AP left asks whether to hold it (RULINGS Initiative
+        # Passes 3): the number kept, and whether this turn spent any.
+        "hold_ap": c.res.get("ap", 0)
+        if in_combat and is_turn and get_ruleset(state.ruleset).uses_passes
+        else 0,
+        "spent_now": bool(c.turn.get("spent", 0)),
         "can_seize": state.phase == "seize"
         and c.res.get("grit", 0) > 0
         and not c.seized

@@ -243,8 +243,40 @@ def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_u
         else:
             expect(gm.hp(t.bram)).to_have_text(f"HP {HP - 1} of {HP}")
         expect(gm.hp(t.ana)).to_have_text(f"HP {HP} of {HP}")
+        if ruleset == "initiative_passes":
+            # 1 AP left: ending the turn asks whether to hold it; "No" is the third click.
+            ask = turn.get_by_test_id(f"hold-ask-{t.goblin}")
+            expect(ask.get_by_role("paragraph")).to_have_text("End turn: hold 1 AP for Interrupts?")
+            expect(ask.get_by_test_id(f"hold-{t.goblin}")).to_have_text("Hold 1 AP")
         turn.get_by_test_id(f"end-turn-{t.goblin}").click()
         expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
+
+
+def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser, live_server_url):
+    """Initiative Passes: after Ana's Reload (1 AP of 3), her turn panel asks "Hold 2 AP for
+    Interrupts?"; answering Hold ends her turn, her row says "holding" and the log says
+    she holds; at the start of a turn (nothing spent) there is no question."""
+    t = make_table("initiative_passes")
+    gm = open_person(browser, "gm", "GM", **LAPTOP)
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        page.get_by_test_id("start-combat").click()
+        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        turn = page.get_by_test_id("turn-panel")
+        expect(turn.get_by_test_id(f"hold-ask-{t.ana}")).to_have_count(0)
+        expect(turn.get_by_test_id(f"end-turn-{t.ana}")).to_have_text("End turn")
+        turn.get_by_test_id(f"action-button-{t.ana}-reload").click()
+        ask = turn.get_by_test_id(f"hold-ask-{t.ana}")
+        expect(ask.get_by_role("paragraph")).to_have_text("End turn: hold 2 AP for Interrupts?")
+        ask.get_by_test_id(f"hold-{t.ana}").click()
+        expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
+        expect(gm.order_row(t.ana).locator(".tag", has_text="holding")).to_be_visible()
+        expect(gm.log).to_contain_text("Ana holds: 2 AP kept for Interrupts only")
         gm.assert_no_errors()
     finally:
         gm.context.close()
