@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import HP, SURE, arrive, logged_in_cookie, open_person
+from .conftest import HIDDEN, HP, SURE, arrive, logged_in_cookie, open_person
 
 LAPTOP = {"viewport": {"width": 1366, "height": 768}}
 # Pictures to look at, never kept in the repository.
@@ -277,6 +277,35 @@ def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser,
         expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
         expect(gm.order_row(t.ana).locator(".tag", has_text="holding")).to_be_visible()
         expect(gm.log).to_contain_text("Ana holds: 2 AP kept for Interrupts only")
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
+
+
+def test_dragging_a_row_among_the_tied_reorders_them(make_table, browser, live_server_url):
+    """Three wolves tied on 7: dragging the last onto the first puts it first (two steps
+    of "moves up among the tied" in the log); the arrows stay for the keyboard."""
+    t = make_table("action_points")
+    wolves = [add(t.enc, name=f"Wolf {x}", side="npc", hp=HP, initiative=7) for x in "ABC"]
+    gm = open_person(browser, "gm", "GM", **LAPTOP)
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        names = page.locator("#combatants > li .name")
+        expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf A", "Wolf B", "Wolf C", HIDDEN])
+        gm.order_row(wolves[2]).locator(".gm-row").drag_to(
+            gm.order_row(wolves[0]).locator(".gm-row")
+        )
+        expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf C", "Wolf A", "Wolf B", HIDDEN])
+        expect(gm.log.get_by_text("Wolf C moves up among the tied.")).to_have_count(2)
+        # Not tied: a drop on the Goblin changes nothing.
+        gm.order_row(wolves[1]).locator(".gm-row").drag_to(
+            gm.order_row(t.goblin).locator(".gm-row")
+        )
+        gm.order_row(wolves[1]).locator(".init-btn").click()
+        expect(page.get_by_test_id(f"up-{wolves[1]}")).to_be_visible()
+        expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf C", "Wolf A", "Wolf B", HIDDEN])
         gm.assert_no_errors()
     finally:
         gm.context.close()
