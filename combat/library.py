@@ -39,13 +39,20 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
-from combat import api, chat, planner, ratelimit, screens, services, statediff
+from combat import api, chat, forms, planner, ratelimit, screens, services, statediff
 from combat.access import Viewer, gm_encounter, gm_viewer
 from combat.models import ChatMessage, CombatantTemplate, Encounter, LogEntry
 from combat.rules import Encounter as State
 from combat.rules import Refusal, apply, dice, get_ruleset, new_encounter, rulesets
 from combat.rules.integrity import Inconsistent, restore_and_exercise
-from combat.views import answer, command_limit, login_required, require_GET, require_POST
+from combat.views import (
+    answer,
+    command_limit,
+    login_required,
+    require_GET,
+    require_http_methods,
+    require_POST,
+)
 
 FORMAT = "combat-table-encounter"
 # 2: the fight's whole state under "state" (a file of version 1 imports in set-up only).
@@ -893,6 +900,85 @@ def delete_template(request: HttpRequest, template_id: int) -> HttpResponse:
         raise Http404("There is no such template.")
     messages.success(request, "Template deleted.")
     return redirect("library")
+
+
+def template_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stat rows of the template form: its stats, then two blank rows."""
+    rows = [
+        {"name": k, "dice": v.get("dice", ""), "bonus": v.get("bonus", 0)}
+        for k, v in (data.get("stats") or {}).items()
+    ]
+    return rows + [{"name": "", "dice": "", "bonus": 0} for _ in range(2)]
+
+
+def edited_template(template: CombatantTemplate, post: Any) -> tuple[str, dict[str, Any]] | str:
+    """The name and data of `template` as the form says, checked by the rules engine as an
+    add_combatant of its ruleset (so a template holds nothing an encounter would refuse);
+    otherwise what is wrong, in words."""
+    fields = forms.combatant_fields(post, template.ruleset)
+    fields.pop("hidden", None)
+    if template.data.get("group") and "group" not in fields:
+        fields["group"] = template.data["group"]
+    scratch = new_encounter(template.ruleset, "Template", {})
+    outcome = apply(scratch, {"type": "add_combatant", "by": "gm", **fields}, services.make_rng())
+    if outcome.refusal is not None:
+        return outcome.refusal.message
+    state = outcome.state
+    cid = next(iter(state.combatants))
+    name = base_name(state.combatants[cid].name)
+    taken = CombatantTemplate.objects.filter(owner_id=template.owner_id, name=name)
+    if taken.exclude(pk=template.pk).exists():
+        return f"You already have a template named {name}."
+    saved = combatant_fields(state, cid)
+    rs = get_ruleset(template.ruleset)
+    per = {x.key for x in rs.all_settings() if x.per_combatant}
+    data = {k: v for k, v in saved.items() if k in TEMPLATE_FIELDS}
+    data["mods"] = {k: v for k, v in saved.items() if k in per}
+    return name, data
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def template_edit(request: HttpRequest, template_id: int) -> HttpResponse:
+    template = CombatantTemplate.objects.filter(owner_id=request.user.pk, pk=template_id).first()
+    if template is None:
+        raise Http404("There is no such template.")
+    error, data, name = "", template.data, template.name
+    if request.method == "POST":
+        edited = edited_template(template, request.POST)
+        if not isinstance(edited, str):
+            template.name, template.data = edited
+            template.save()
+            messages.success(request, f"Template {template.name} saved.")
+            return redirect("library")
+        error = edited
+        data = {**forms.combatant_fields(request.POST, template.ruleset)}
+        name = str(data.get("name", ""))
+    ctx = {
+        "template": template,
+        "name": name,
+        "data": data,
+        "rows": template_rows(data),
+        "error": error,
+        "has_grit": get_ruleset(template.ruleset).has_seize,
+        "ruleset": rulesets()[template.ruleset].name
+        if template.ruleset in rulesets()
+        else template.ruleset,
+    }
+    return render(request, "combat/template_edit.html", ctx, status=400 if error else 200)
+
+
+@login_required
+@require_POST
+def duplicate_encounter(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    """A copy of the encounter, in set-up: the same settings, custom actions and combatants
+    at their HP (as an export imported "anew"), named "... (copy)"."""
+    enc = gm_encounter(request.user, encounter_id)
+    copy = import_encounter(request.user, export_encounter(enc))
+    services.rename_encounter(copy.pk, f"{enc.name[:73]} (copy)")
+    copy.refresh_from_db()
+    messages.success(request, f"Made \u201c{copy.name}\u201d, in set-up.")
+    return redirect("home")
 
 
 @login_required

@@ -294,6 +294,22 @@ def target_choices(state: State, visible: list[str]) -> list[dict[str, str]]:
     ]
 
 
+def ordered_targets(state: State, cid: str, visible: list[str]) -> list[dict[str, str]]:
+    """Whom `cid` can aim at, the acting combatant left out: standing enemies first, then
+    standing allies, then the others (the defeated), each in initiative order."""
+    me = state.combatants[cid]
+
+    def group(other: str) -> str:
+        o = state.combatants[other]
+        if o.defeated:
+            return "Others"
+        return "Enemies" if o.side != me.side else "Allies"
+
+    rank = {"Enemies": 0, "Allies": 1, "Others": 2}
+    out = [{**t, "group": group(t["id"])} for t in target_choices(state, visible) if t["id"] != cid]
+    return sorted(out, key=lambda t: rank[t["group"]])
+
+
 def stat_rows(
     uses: dict[str, list[str]], stats: dict[str, dict[str, Any]], ruleset_name: str
 ) -> list[dict[str, Any]]:
@@ -325,15 +341,9 @@ def missing_stats(c: Any, needs: Iterable[str]) -> list[str]:
 def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
     """Every catalogue action for one combatant: cost, allowed now or why not, and its options."""
     c = state.combatants[cid]
-    targets = [t for t in target_choices(state, visible) if t["id"] != cid]
-    enemy = next(
-        (
-            t["id"]
-            for t in targets
-            if state.combatants[t["id"]].side != c.side and not state.combatants[t["id"]].defeated
-        ),
-        "",
-    )
+    targets = ordered_targets(state, cid, visible)
+    # The basic attack's target is ready: the first standing enemy ("attack, end turn").
+    enemy = next((t["id"] for t in targets if t["group"] == "Enemies"), "")
     out = []
     for a in availability(state, cid):
         fields = []
@@ -518,6 +528,12 @@ def combatant_card(
         "seized": c.seized,
         "can_end_turn": in_combat and is_turn,
         "can_hold": in_combat and is_turn and get_ruleset(state.ruleset).uses_passes,
+        # Ending a pass turn with AP left asks whether to hold it (RULINGS Initiative
+        # Passes 3): the number kept, and whether this turn spent any.
+        "hold_ap": c.res.get("ap", 0)
+        if in_combat and is_turn and get_ruleset(state.ruleset).uses_passes
+        else 0,
+        "spent_now": bool(c.turn.get("spent", 0)),
         "can_seize": state.phase == "seize"
         and c.res.get("grit", 0) > 0
         and not c.seized
@@ -960,6 +976,10 @@ def gm_context(
         card["row"] = row
         card["reacting"] = card["id"] in waiting
     ctx["turn_card"] = next((c for c in ctx["combatants"] if c["is_turn"]), None)
+    # While someone acts, every other row offers itself as that combatant's target.
+    aimable = {t["id"] for t in ctx["turn_card"]["targets"]} if ctx["turn_card"] else set()
+    for card in ctx["combatants"]:
+        card["pick"] = card["id"] in aimable
     ctx["condition_names"] = CONDITION_NAMES
     # No secret link in here: this context is also pushed over sockets, and a frame may
     # reach a socket whose link has just been replaced. The links are in `gm_links`,

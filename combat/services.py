@@ -150,6 +150,31 @@ def create_encounter(
     )
 
 
+def rename_encounter(encounter_id: int, name: Any) -> Refusal | None:
+    """The encounter's new name, everywhere it shows (its list, its pages, its export)."""
+    clean = (name if isinstance(name, str) else "").strip()
+    if not clean:
+        return Refusal("bad_name", "Give the encounter a name.")
+    if len(clean) > 80:
+        return Refusal("bad_name", f"A name has at most 80 characters; this one has {len(clean)}.")
+    with transaction.atomic():
+        enc = _locked(encounter_id)
+        enc.name = clean
+        enc.state = {**enc.state, "name": clean}
+        _bump(enc)
+    return None
+
+
+def delete_encounter(encounter_id: int) -> None:
+    """The encounter, its log, seats and table talk are gone; open sockets on it close."""
+    with transaction.atomic():
+        enc = _locked(encounter_id)
+        for seat_id in enc.seats.values_list("pk", flat=True):
+            transaction.on_commit(partial(broadcast.close_seat, encounter_id, seat_id), robust=True)
+        transaction.on_commit(partial(broadcast.close_spectators, encounter_id), robust=True)
+        enc.delete()
+
+
 # --- commands ----------------------------------------------------------------------------
 
 

@@ -74,6 +74,14 @@ urlpatterns = [
     path("library/", library.library_page, name="library"),
     path("library/import/", library.import_view, name="encounter_import"),
     path("library/<int:template_id>/delete/", library.delete_template, name="template_delete"),
+    path("library/<int:template_id>/edit/", library.template_edit, name="template_edit"),
+    path("enc/<int:encounter_id>/rename/", views.encounter_rename, name="encounter_rename"),
+    path(
+        "enc/<int:encounter_id>/duplicate/",
+        library.duplicate_encounter,
+        name="encounter_duplicate",
+    ),
+    path("enc/<int:encounter_id>/delete/", views.encounter_delete, name="encounter_delete"),
     path(
         "enc/<int:encounter_id>/combatants/<str:cid>/template/",
         library.save_as_template,

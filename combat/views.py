@@ -326,6 +326,31 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "combat/encounters.html", {"encounters": rows})
 
 
+@login_required
+@require_POST
+def encounter_rename(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    refusal = services.rename_encounter(enc.pk, request.POST.get("name"))
+    if refusal is not None:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, f"Renamed to “{request.POST['name'].strip()}”.")
+    return redirect("home")
+
+
+@login_required
+@require_POST
+def encounter_delete(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    if request.POST.get("confirm") != "yes":
+        # Deleting cannot be undone: ask first, on a page of its own.
+        return render(request, "combat/encounter_delete.html", {"enc": enc})
+    name = enc.name
+    services.delete_encounter(enc.pk)
+    messages.success(request, f"“{name}” deleted.")
+    return redirect("home")
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:

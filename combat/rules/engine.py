@@ -501,7 +501,9 @@ def cmd_start_combat(
         rs.init_combatant(enc, c)
     ev.add("combat_start", "Combat begins.", ruling=True)
     enc.round = 0
-    if rs.has_seize and any(c.res.get("grit", 0) > 0 for c in enc.combatants.values()):
+    if rs.has_seize and any(
+        c.res.get("grit", 0) > 0 and not c.defeated for c in enc.combatants.values()
+    ):
         enc.phase = SEIZE
         ev.add("seize_window", "Before round 1: anyone with Grit may Seize the Moment.")
         return

@@ -93,13 +93,15 @@ def expire_effects(enc: Encounter, when: str, of: str | None, ev: Events) -> Non
         c.effects = keep
 
 
-def start_round(enc: Encounter, rs: Ruleset, ev: Events) -> None:
+def start_round(enc: Encounter, rs: Ruleset, ev: Events, *, by_itself: bool = False) -> None:
     enc.phase = COMBAT
     enc.round += 1
     enc.pass_no = 1
     enc.acted = []
     enc.order = round_order(enc)
     ev.add("round", f"Round {enc.round} begins.")
+    if by_itself:
+        ev.add("round", "Nobody standing has Grit to Seize the Moment: it began by itself.")
     rs.on_round_start(enc, ev)
     advance(enc, rs, ev)
 
@@ -224,4 +226,6 @@ def end_round(enc: Encounter, rs: Ruleset, ev: Events) -> None:
             f"Before round {enc.round + 1}: anyone with Grit may Seize the Moment.",
         )
         return
-    start_round(enc, rs, ev)
+    # Nothing waits for the GM between rounds: the next one begins by itself (and, where
+    # Seize the Moment exists, the log says why nobody was asked).
+    start_round(enc, rs, ev, by_itself=rs.has_seize)

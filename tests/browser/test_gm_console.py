@@ -1,9 +1,9 @@
 """The GM console as a dense game table (issue 30, first step).
 
 On a 1366x768 laptop, with ten combatants and combat started, the GM sees every name in
-the initiative list and the acting combatant's panel (its heading and its end-turn
-button) without scrolling; each row is 48-64 px tall; a row opens its combatant's card
-in place under it, one card at a time, and damage dealt from that card shows on the
+the initiative list and the acting combatant's panel (its heading, its end-turn button
+and its basic attack) without scrolling; each row is 48-64 px tall; a row opens its
+combatant's card in place under it, one card at a time, and damage dealt from that card shows on the
 row's HP bar.
 """
 
@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import HP, SURE, arrive, logged_in_cookie, open_person
+from .conftest import HIDDEN, HP, SURE, arrive, logged_in_cookie, open_person
 
 LAPTOP = {"viewport": {"width": 1366, "height": 768}}
 # Pictures to look at, never kept in the repository.
 SHOTS = Path(os.environ.get("GM_CONSOLE_SHOTS", "/tmp/gm-console-shots"))
 EXTRA = ["Cutthroat", "Archer", "Brute", "Shaman", "Wolf", "Sellsword"]
+# Each ruleset's basic attack (screens.FIRST_ACTIONS).
+ATTACK = {"action_points": "basic_attack", "action_ladder": "attack", "initiative_passes": "attack"}
 
 
 def add(enc, **fields) -> str:
@@ -80,6 +82,9 @@ def test_ten_combatants_and_the_turn_fit_a_laptop_screen(
         assert in_view(end.bounding_box(), width, height), "Ana's End turn is off the screen"
         advance = page.get_by_test_id("advance-turn")
         assert in_view(advance.bounding_box(), width, height)
+        attack = turn.get_by_test_id(f"action-button-{t.ana}-{ATTACK[ruleset]}")
+        expect(attack).to_be_enabled()
+        assert in_view(attack.bounding_box(), width, height), "Ana's attack is off the screen"
 
         # A row opens its card under it; opening another closes the first.
         goblin_card = page.get_by_test_id(f"combatant-{t.goblin}")
@@ -188,6 +193,119 @@ def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser
         page.wait_for_function("() => window.scrollY > 200")
         box = strip.bounding_box()
         assert box is not None and 0 <= box["y"] <= 10, f"the strip scrolled away: {box}"
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
+
+
+@pytest.mark.parametrize("ruleset", ["action_points", "action_ladder", "initiative_passes"])
+def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_url):
+    """On the Goblin's turn the attack already aims at the first standing enemy (Ana) and
+    its target list names the enemies first; the GM clicks Bram's row's "Target", the
+    attack and End turn: Bram loses 1 HP (or, in the Action Ladder, his defence waits)
+    and the turn moves on, three clicks in all."""
+    t = make_table(ruleset)
+    gm = open_person(browser, "gm", "GM", **LAPTOP)
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        page.get_by_test_id("start-combat").click()
+        for who in (t.bram, t.goblin):
+            page.get_by_test_id("advance-turn").click()
+            expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
+        turn = page.get_by_test_id("turn-panel")
+        expect(turn.get_by_role("heading", level=2)).to_have_text("Goblin's turn")
+        form = turn.get_by_test_id(f"action-{t.goblin}-{ATTACK[ruleset]}")
+        select = form.locator("select[name='opt_target']")
+        # Enemies first, then allies; the Goblin itself is not in the list.
+        groups = select.locator("optgroup")
+        expect(groups.first).to_have_attribute("label", "Enemies")
+        expect(groups.first.locator("option")).to_have_text(["Ana", "Bram"])
+        expect(groups.nth(1)).to_have_attribute("label", "Allies")
+        expect(groups.nth(1).locator("option")).to_have_text(["Lurking Troll"])
+        expect(select).to_have_value(t.ana)
+        expect(gm.order_row(t.goblin).get_by_test_id(f"pick-target-{t.goblin}")).to_have_count(0)
+        expect(gm.order_row(t.ana).get_by_test_id(f"pick-target-{t.ana}")).to_have_attribute(
+            "aria-pressed", "true"
+        )
+
+        # 1: Bram's row is the target; 2: the attack; 3: End turn.
+        pick = gm.order_row(t.bram).get_by_test_id(f"pick-target-{t.bram}")
+        pick.click()
+        expect(select).to_have_value(t.bram)
+        expect(pick).to_have_attribute("aria-pressed", "true")
+        expect(page.get_by_test_id(f"combatant-{t.bram}")).not_to_have_attribute("open", "")
+        form.get_by_test_id(f"action-button-{t.goblin}-{ATTACK[ruleset]}").click()
+        if ruleset == "action_ladder":
+            # The attack waits for Bram's defence (his player's choice), aimed at him.
+            expect(gm.order_row(t.bram).get_by_test_id(f"reacting-{t.bram}")).to_be_visible()
+        else:
+            expect(gm.hp(t.bram)).to_have_text(f"HP {HP - 1} of {HP}")
+        expect(gm.hp(t.ana)).to_have_text(f"HP {HP} of {HP}")
+        if ruleset == "initiative_passes":
+            # 1 AP left: ending the turn asks whether to hold it; "No" is the third click.
+            ask = turn.get_by_test_id(f"hold-ask-{t.goblin}")
+            expect(ask.get_by_role("paragraph")).to_have_text("End turn: hold 1 AP for Interrupts?")
+            expect(ask.get_by_test_id(f"hold-{t.goblin}")).to_have_text("Hold 1 AP")
+        turn.get_by_test_id(f"end-turn-{t.goblin}").click()
+        expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
+
+
+def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser, live_server_url):
+    """Initiative Passes: after Ana's Reload (1 AP of 3), her turn panel asks "Hold 2 AP for
+    Interrupts?"; answering Hold ends her turn, her row says "holding" and the log says
+    she holds; at the start of a turn (nothing spent) there is no question."""
+    t = make_table("initiative_passes")
+    gm = open_person(browser, "gm", "GM", **LAPTOP)
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        page.get_by_test_id("start-combat").click()
+        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        turn = page.get_by_test_id("turn-panel")
+        expect(turn.get_by_test_id(f"hold-ask-{t.ana}")).to_have_count(0)
+        expect(turn.get_by_test_id(f"end-turn-{t.ana}")).to_have_text("End turn")
+        turn.get_by_test_id(f"action-button-{t.ana}-reload").click()
+        ask = turn.get_by_test_id(f"hold-ask-{t.ana}")
+        expect(ask.get_by_role("paragraph")).to_have_text("End turn: hold 2 AP for Interrupts?")
+        ask.get_by_test_id(f"hold-{t.ana}").click()
+        expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
+        expect(gm.order_row(t.ana).locator(".tag", has_text="holding")).to_be_visible()
+        expect(gm.log).to_contain_text("Ana holds: 2 AP kept for Interrupts only")
+        gm.assert_no_errors()
+    finally:
+        gm.context.close()
+
+
+def test_dragging_a_row_among_the_tied_reorders_them(make_table, browser, live_server_url):
+    """Three wolves tied on 7: dragging the last onto the first puts it first (two steps
+    of "moves up among the tied" in the log); the arrows stay for the keyboard."""
+    t = make_table("action_points")
+    wolves = [add(t.enc, name=f"Wolf {x}", side="npc", hp=HP, initiative=7) for x in "ABC"]
+    gm = open_person(browser, "gm", "GM", **LAPTOP)
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        page = gm.page
+        names = page.locator("#combatants > li .name")
+        expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf A", "Wolf B", "Wolf C", HIDDEN])
+        gm.order_row(wolves[2]).locator(".gm-row").drag_to(
+            gm.order_row(wolves[0]).locator(".gm-row")
+        )
+        expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf C", "Wolf A", "Wolf B", HIDDEN])
+        expect(gm.log.get_by_text("Wolf C moves up among the tied.")).to_have_count(2)
+        # Not tied: a drop on the Goblin changes nothing.
+        gm.order_row(wolves[1]).locator(".gm-row").drag_to(
+            gm.order_row(t.goblin).locator(".gm-row")
+        )
+        gm.order_row(wolves[1]).locator(".init-btn").click()
+        expect(page.get_by_test_id(f"up-{wolves[1]}")).to_be_visible()
+        expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf C", "Wolf A", "Wolf B", HIDDEN])
         gm.assert_no_errors()
     finally:
         gm.context.close()
