@@ -1060,8 +1060,16 @@ def public_context(
         for r in ctx["order"]
     ]
     ctx["log"] = ctx["log"].head(15)
+    ctx["last_outcome"] = last_outcome(ctx["log"])
     ctx["summary_url"] = "summary/"  # relative to /s/<token>/, as the player's
     return ctx
+
+
+def last_outcome(lines: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    """What the spectators' screen shows in large type: the newest line with a roll (an
+    attack and its dice say more to a viewer than "Ana ends her turn"), else the newest."""
+    kept = [line for line in lines if not line.get("undone")]
+    return next((line for line in kept if line.get("rolls")), kept[0] if kept else None)
 
 
 def gm_links(enc: Encounter) -> dict[str, Any]:

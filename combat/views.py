@@ -924,10 +924,27 @@ def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
     return answer_result(request, viewer, result, reverse("player", args=[token]))
 
 
+# The regions an overlay (`?overlay=1&show=...`) may show, and those it shows unasked.
+OVERLAY_REGIONS = ("turn", "order", "roster", "log", "board")
+OVERLAY_DEFAULT = ("turn", "order", "log")
+
+
 @require_GET
 def spectator(request: HttpRequest, token: str) -> HttpResponse:
     enc = encounter_by_spectator_token(token)
+    show: tuple[str, ...] = ()
+    if request.GET.get("overlay") == "1":
+        asked = [w.strip() for w in request.GET.get("show", "").split(",") if w.strip()]
+        unknown = [w for w in asked if w not in OVERLAY_REGIONS]
+        if unknown:
+            return HttpResponse(
+                f"An overlay can show {', '.join(OVERLAY_REGIONS)}; not {', '.join(unknown)}.",
+                status=400,
+                content_type="text/plain; charset=utf-8",
+            )
+        show = tuple(dict.fromkeys(asked)) or OVERLAY_DEFAULT
     ctx = screens.public_context(enc)
     viewer = spectator_viewer(enc)
     talk = chat.context(viewer, enc, broadcast.chat_urls(viewer))
-    return render(request, "combat/spectator.html", {**ctx, **talk, "hide_login": True})
+    extra = {"hide_login": True, "overlay_show": show}
+    return render(request, "combat/spectator.html", {**ctx, **talk, **extra})
