@@ -977,6 +977,7 @@ def gm_context(
     ctx["spectator_on"] = bool(enc.spectator_token)
     ctx["presence"] = presence
     ctx["post_url"] = reverse("gm_command", args=[enc.pk])
+    ctx["preview_url"] = reverse("gm_preview", args=[enc.pk])
     ctx["settings"] = [
         {
             "key": s.key,
@@ -1009,6 +1010,7 @@ def player_context(
     # Relative to the page (/p/<token>/): the token never appears in a pushed fragment, so
     # a frame that reaches the holder of a replaced link teaches them nothing.
     ctx["post_url"] = "command/"
+    ctx["preview_url"] = "preview/"
     ctx["summary_url"] = "summary/"
     ctx["notice"] = seat_notice(shared["entries"], seat, hidden, shared["veiled"])
     ctx["panels"] = [

@@ -39,6 +39,7 @@ from combat.access import (
 from combat.models import ApiToken, Encounter
 from combat.rules import Encounter as State
 from combat.rules import Refusal, get_ruleset, rulesets
+from combat.rules import preview as rules_preview
 from combat.rules.base import HEALTH_MODES, NPC_HEALTH
 from combat.rules.view import veiled_ids
 
@@ -927,6 +928,34 @@ def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
 # The regions an overlay (`?overlay=1&show=...`) may show, and those it shows unasked.
 OVERLAY_REGIONS = ("turn", "order", "roster", "log", "board")
 OVERLAY_DEFAULT = ("turn", "order", "log")
+
+
+_CHIP = re.compile(r"chip-[A-Za-z0-9_-]{1,120}")
+
+
+def _preview(request: HttpRequest, enc: Encounter, cmd: dict[str, Any]) -> HttpResponse:
+    """The cost line of an action with the options chosen so far, and (out of band) the
+    button's cost chip, whose id the form names in `chip`. Nothing is changed."""
+    cost, line = rules_preview(screens.load_state(enc), cmd)
+    chip = request.GET.get("chip", "")
+    ctx = {"cost": cost, "line": line, "chip": chip if _CHIP.fullmatch(chip) else ""}
+    return render(request, "combat/components/cost_preview.html", ctx)
+
+
+@login_required
+@require_GET
+def gm_preview(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    return _preview(request, enc, forms.command_from_post(request.GET))
+
+
+@require_GET
+def player_preview(request: HttpRequest, token: str) -> HttpResponse:
+    seat = seat_by_token(token)
+    cmd = forms.command_from_post(request.GET)
+    if cmd.get("actor") not in seat.combatant_ids:
+        cmd = {"actor": None}  # the engine's own "no such combatant": nothing learned
+    return _preview(request, seat.encounter, cmd)
 
 
 @require_GET
