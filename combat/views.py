@@ -930,14 +930,15 @@ OVERLAY_REGIONS = ("turn", "order", "roster", "log", "board")
 OVERLAY_DEFAULT = ("turn", "order", "log")
 
 
-_CHIP = re.compile(r"chip-[A-Za-z0-9_-]{1,120}")
+_CHIP = re.compile(r"chip-[A-Za-z0-9_-]{1,200}")
 
 
 def _preview(request: HttpRequest, enc: Encounter, cmd: dict[str, Any]) -> HttpResponse:
     """The cost line of an action with the options chosen so far, and (out of band) the
-    button's cost chip, whose id the form names in `chip`. Nothing is changed."""
+    button's cost chip (`chip-<prefix>-<actor>-<action>`, as action_form.html names it;
+    the form's address carries only the prefix). Nothing is changed."""
     cost, line = rules_preview(screens.load_state(enc), cmd)
-    chip = request.GET.get("chip", "")
+    chip = f"chip-{request.GET.get('prefix', '')}-{cmd.get('actor')}-{cmd.get('action')}"
     ctx = {"cost": cost, "line": line, "chip": chip if _CHIP.fullmatch(chip) else ""}
     return render(request, "combat/components/cost_preview.html", ctx)
 

@@ -12,8 +12,8 @@ from django.test import Client
 from .conftest import build_table
 
 
-def ask(client: Client, url: str, chip: str = "", **fields: str):
-    return client.get(url, {**fields, **({"chip": chip} if chip else {})})
+def ask(client: Client, url: str, prefix: str = "", **fields: str):
+    return client.get(url, {**fields, **({"prefix": prefix} if prefix else {})})
 
 
 def test_an_empowered_attack_is_priced_with_its_options_and_nothing_changes(fight):
@@ -22,7 +22,7 @@ def test_an_empowered_attack_is_priced_with_its_options_and_nothing_changes(figh
     r = ask(
         fight.p1,
         url,
-        chip="chip-action-x-empowered_attack",
+        prefix="action",
         actor=fight.ana,
         action="empowered_attack",
         opt_target=fight.goblin,
@@ -33,7 +33,7 @@ def test_an_empowered_attack_is_priced_with_its_options_and_nothing_changes(figh
     text = r.content.decode()
     assert "Empowered Attack: 3 AP, +1 to hit, +2 damage" in text
     # The button's chip follows, out of band.
-    assert 'id="chip-action-x-empowered_attack" hx-swap-oob="true">3 AP<' in text
+    assert f'id="chip-action-{fight.ana}-empowered_attack" hx-swap-oob="true">3 AP<' in text
     r = ask(fight.p1, url, actor=fight.ana, action="empowered_attack", opt_to_hit="2")
     assert "Empowered Attack: 3 AP, +2 to hit" in r.content.decode()
     assert fight.refresh().version == version
@@ -82,7 +82,7 @@ def test_a_slowed_aim_costs_half_an_action_in_the_action_ladder(gm_user):
 
 def test_the_action_forms_ask_for_the_preview(fight):
     page = fight.p1.get(fight.player1_url).content.decode()
-    assert 'hx-get="preview/?chip=chip-action-' in page
+    assert 'hx-get="preview/?prefix=action"' in page
     assert 'hx-trigger="change"' in page
     gm_page = fight.gm.get(f"/enc/{fight.enc.pk}/").content.decode()
-    assert f'hx-get="/enc/{fight.enc.pk}/preview/?chip=chip-' in gm_page
+    assert f'hx-get="/enc/{fight.enc.pk}/preview/?prefix=' in gm_page
