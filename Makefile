@@ -17,7 +17,7 @@ PARALLEL = -n $(WORKERS) --dist loadfile
 # What `make quick` leaves out: the browser, scale-out and fuzz tests (pyproject markers).
 QUICK = not browser and not scaleout and not fuzz
 
-.PHONY: run test quick screenshots bench bench-imports lint typecheck check setup clean
+.PHONY: run test quick screenshots lighthouse bench bench-imports lint typecheck check setup clean
 
 setup: $(STAMP)
 
@@ -47,6 +47,11 @@ quick: $(STAMP)
 screenshots: $(STAMP)
 	VTT_SCREENSHOTS=1 $(PY) -m pytest $(ARGS) \
 		tests/browser/test_screenshots.py tests/ux/test_table_ready.py
+
+# Lighthouse scores of the player page (phone) and the spectators' screen (desktop), against
+# a running `make run` (another terminal); figures in docs/testing.md.
+lighthouse: $(STAMP)
+	PY=$(PY) scripts/lighthouse
 
 bench: $(STAMP)
 	$(PY) -m tests.bench $(ARGS)

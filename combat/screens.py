@@ -997,6 +997,7 @@ def gm_context(
     ctx["spectator_on"] = bool(enc.spectator_token)
     ctx["presence"] = presence
     ctx["post_url"] = reverse("gm_command", args=[enc.pk])
+    ctx["preview_url"] = reverse("gm_preview", args=[enc.pk])
     ctx["settings"] = [
         {
             "key": s.key,
@@ -1029,6 +1030,7 @@ def player_context(
     # Relative to the page (/p/<token>/): the token never appears in a pushed fragment, so
     # a frame that reaches the holder of a replaced link teaches them nothing.
     ctx["post_url"] = "command/"
+    ctx["preview_url"] = "preview/"
     ctx["summary_url"] = "summary/"
     ctx["notice"] = seat_notice(shared["entries"], seat, hidden, shared["veiled"])
     ctx["panels"] = [
@@ -1080,8 +1082,16 @@ def public_context(
         for r in ctx["order"]
     ]
     ctx["log"] = ctx["log"].head(15)
+    ctx["last_outcome"] = last_outcome(ctx["log"])
     ctx["summary_url"] = "summary/"  # relative to /s/<token>/, as the player's
     return ctx
+
+
+def last_outcome(lines: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    """What the spectators' screen shows in large type: the newest line with a roll (an
+    attack and its dice say more to a viewer than "Ana ends her turn"), else the newest."""
+    kept = [line for line in lines if not line.get("undone")]
+    return next((line for line in kept if line.get("rolls")), kept[0] if kept else None)
 
 
 def gm_links(enc: Encounter) -> dict[str, Any]:

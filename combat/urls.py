@@ -22,6 +22,7 @@ urlpatterns = [
     path("enc/new/settings/", views.ruleset_settings, name="ruleset_settings"),
     path("enc/<int:encounter_id>/", views.gm_console, name="gm_console"),
     path("enc/<int:encounter_id>/command/", views.gm_command, name="gm_command"),
+    path("enc/<int:encounter_id>/preview/", views.gm_preview, name="gm_preview"),
     path("enc/<int:encounter_id>/combatants/", views.combatant_add, name="combatant_add"),
     path(
         "enc/<int:encounter_id>/combatants/close/",
@@ -115,6 +116,7 @@ urlpatterns = [
     # Players and spectators, by secret link
     path("p/<str:token>/", views.player, name="player"),
     path("p/<str:token>/command/", views.player_command, name="player_command"),
+    path("p/<str:token>/preview/", views.player_preview, name="player_preview"),
     path("s/<str:token>/", views.spectator, name="spectator"),
     # JSON API (with or without the trailing slash), its description and its reference page
     re_path(r"^api/openapi\.json$", contract.openapi_json, name="api_openapi"),

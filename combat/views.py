@@ -39,6 +39,7 @@ from combat.access import (
 from combat.models import ApiToken, Encounter
 from combat.rules import Encounter as State
 from combat.rules import Refusal, get_ruleset, rulesets
+from combat.rules import preview as rules_preview
 from combat.rules.base import HEALTH_MODES, NPC_HEALTH
 from combat.rules.view import veiled_ids
 
@@ -949,13 +950,59 @@ def player_command(request: HtmxHttpRequest, token: str) -> HttpResponse:
     return answer_result(request, viewer, result, reverse("player", args=[token]))
 
 
+# The regions an overlay (`?overlay=1&show=...`) may show, and those it shows unasked.
+OVERLAY_REGIONS = ("turn", "order", "roster", "log", "board")
+OVERLAY_DEFAULT = ("turn", "order", "log")
+
+
+_CHIP = re.compile(r"chip-[A-Za-z0-9_-]{1,200}")
+
+
+def _preview(request: HttpRequest, enc: Encounter, cmd: dict[str, Any]) -> HttpResponse:
+    """The cost line of an action with the options chosen so far, and (out of band) the
+    button's cost chip (`chip-<prefix>-<actor>-<action>`, as action_form.html names it;
+    the form's address carries only the prefix). Nothing is changed."""
+    cost, line = rules_preview(screens.load_state(enc), cmd)
+    chip = f"chip-{request.GET.get('prefix', '')}-{cmd.get('actor')}-{cmd.get('action')}"
+    ctx = {"cost": cost, "line": line, "chip": chip if _CHIP.fullmatch(chip) else ""}
+    return render(request, "combat/components/cost_preview.html", ctx)
+
+
+@login_required
+@require_GET
+def gm_preview(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    return _preview(request, enc, forms.command_from_post(request.GET))
+
+
+@require_GET
+def player_preview(request: HttpRequest, token: str) -> HttpResponse:
+    seat = seat_by_token(token)
+    cmd = forms.command_from_post(request.GET)
+    if cmd.get("actor") not in seat.combatant_ids:
+        cmd = {"actor": None}  # the engine's own "no such combatant": nothing learned
+    return _preview(request, seat.encounter, cmd)
+
+
 @require_GET
 def spectator(request: HttpRequest, token: str) -> HttpResponse:
     enc = encounter_by_spectator_token(token)
+    show: tuple[str, ...] = ()
+    if request.GET.get("overlay") == "1":
+        asked = [w.strip() for w in request.GET.get("show", "").split(",") if w.strip()]
+        unknown = [w for w in asked if w not in OVERLAY_REGIONS]
+        if unknown:
+            return HttpResponse(
+                f"An overlay can show {', '.join(OVERLAY_REGIONS)}; not {', '.join(unknown)}.",
+                status=400,
+                content_type="text/plain; charset=utf-8",
+            )
+        show = tuple(dict.fromkeys(asked)) or OVERLAY_DEFAULT
     ctx = screens.public_context(enc)
     viewer = spectator_viewer(enc)
     talk = chat.context(viewer, enc, broadcast.chat_urls(viewer))
     me = request.session.get("chat_spectator")
     if isinstance(me, dict) and me.get("name"):
         talk["chat_spectator_name"] = me["name"]  # this browser's own, never pushed
-    return render(request, "combat/spectator.html", {**ctx, **talk, "hide_login": True})
+    extra = {"hide_login": True, "overlay_show": show}
+    return render(request, "combat/spectator.html", {**ctx, **talk, **extra})

@@ -308,6 +308,17 @@ class ActionPoints(Ruleset):
             cost *= int(opts.get("count") or 1)
         return cost
 
+    def option_effects(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> list[str]:
+        if not a.extra.get("empowered"):
+            return []
+        to_hit, dmg_ap = int(opts.get("to_hit") or 0), int(opts.get("damage") or 0)
+        return [
+            *([f"+{to_hit} to hit"] if to_hit else []),
+            *([f"+{2 * dmg_ap} damage"] if dmg_ap else []),
+        ]
+
     def check_limits(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
     ) -> None:

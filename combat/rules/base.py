@@ -219,6 +219,22 @@ class Ruleset:
     def price(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> int:
         return a.cost
 
+    def price_text(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> str:
+        """What this use of the action costs `c`, in words: "3 AP", "free"."""
+        cost = self.price(enc, c, a, opts)
+        return "free" if cost == 0 else f"{cost} {self.currency}"
+
+    def option_effects(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> list[str]:
+        """What the chosen options add, in words ("+1 to hit"); none by default."""
+        return []
+
+    def preview(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> str:
+        """The cost line shown as options are chosen: "Empowered Attack: 3 AP, +1 to hit"."""
+        said = [self.price_text(enc, c, a, opts), *self.option_effects(enc, c, a, opts)]
+        return f"{a.name}: {', '.join(said)}"
+
     def check_stats(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         for stat in a.extra.get("needs", ()):
             need_stat(c, stat, a.name)

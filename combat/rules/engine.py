@@ -649,6 +649,25 @@ def cmd_end_combat(
 # --- actions --------------------------------------------------------------------------
 
 
+def preview(enc: Encounter, cmd: dict[str, Any]) -> tuple[str, str]:
+    """What `act` with these options would cost ("3 AP") and the line that says what it
+    costs and does ("Empowered Attack: 3 AP, +1 to hit"); or no cost and the reason it
+    cannot be priced. Changes nothing. Targets are left out: no price depends on them, and
+    a preview must not tell a player which ids exist."""
+    rs = get_ruleset(enc.ruleset)
+    try:
+        c = enc.get(cmd.get("actor"))
+        a = rs.action(enc, str(cmd.get("action")), c)
+        kinds = {o.name: o.kind for o in a.options}
+        opts = {
+            k: v for k, v in options_of(cmd).items() if kinds.get(k) not in ("target", "targets")
+        }
+        check_options(enc, c, a, opts)
+        return rs.price_text(enc, c, a, opts), rs.preview(enc, c, a, opts)
+    except Refused as r:
+        return "", r.refusal.message
+
+
 def cmd_act(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:

@@ -8,6 +8,9 @@ turn round to Ana, and let her player make an Empowered Attack on the Ogre. Then
 - docs/screenshots/player.png: Ana's player page (1280x800)
 - docs/screenshots/player-phone.png: the same page on a phone (390x844)
 - docs/screenshots/spectator.png: the spectators' screen (1280x800)
+- docs/screenshots/spectator-tv.png: the same screen on a TV (1920x1080)
+- docs/screenshots/spectator-overlay.png: the overlay a streaming program lays over its
+  video (`?overlay=1&show=turn,order,log`, 1920x1080, transparent)
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from playwright.sync_api import expect
 from .conftest import HIDDEN, SCREENSHOTS, arrive, log_in, open_person, reveal
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+TV = {"viewport": {"width": 1920, "height": 1080}}
 PHONE = {
     "viewport": {"width": 390, "height": 844},
     "device_scale_factor": 2,
@@ -59,7 +63,9 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
     player2 = open_person(browser, "player", "Player 2", **DESKTOP)
     phone = open_person(browser, "player", "Player 1 (phone)", **PHONE)
     spectator = open_person(browser, "spectator", "Spectator", **DESKTOP)
-    people = [gm, player, player2, phone, spectator]
+    tv = open_person(browser, "spectator", "Spectator (TV)", **TV)
+    overlay = open_person(browser, "spectator", "Stream overlay", **TV)
+    people = [gm, player, player2, phone, spectator, tv, overlay]
     try:
         assert links["login"] == "/accounts/login/"
         log_in(gm, base, links["user"], links["password"])
@@ -70,6 +76,8 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
             (phone, links["ana"]),
             (player2, links["bram"]),
             (spectator, links["spectator"]),
+            (tv, links["spectator"]),
+            (overlay, links["spectator"] + "?overlay=1&show=turn,order,log"),
         ):
             arrive(p, base + path)
 
@@ -77,7 +85,7 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
         presence = gm.page.get_by_test_id("presence")
         for who in ("GM connected", "Player 1 connected", "Player 2 connected"):
             expect(presence).to_contain_text(who)
-        expect(presence).to_contain_text("1 spectator watching")
+        expect(presence).to_contain_text("3 spectators watching")  # a desktop, a TV, an overlay
 
         gm.page.get_by_test_id("start-combat").click()
         expect(gm.status).to_have_attribute("data-phase", "combat")
@@ -113,7 +121,8 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
         form.locator("select[name='opt_target']").select_option(label="Ogre")
         form.locator("input[name='opt_to_hit']").fill("1")
         form.get_by_test_id(f"action-button-{ana}-empowered_attack").click()
-        for p in people:
+        # The overlay shows no combatant cards: it is checked by its large outcome below.
+        for p in (p for p in people if p is not overlay):
             expect(
                 p.log.locator("li .text").filter(
                     has_text=re.compile(
@@ -124,6 +133,12 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
             expect(p.page.locator(f"[data-testid='res-{ana}-ap']").first, p.name).to_have_attribute(
                 "data-value", "1"
             )
+
+        for p in (tv, overlay):
+            expect(p.page.get_by_test_id("spotlight-outcome"), p.name).to_contain_text(
+                "Empowered Attack"
+            )
+        expect(overlay.page.locator("#roster")).to_have_count(0)
 
         # The phone layout fits the phone: nothing to scroll sideways, the buttons in reach.
         overflow = phone.page.evaluate(
@@ -137,7 +152,7 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
 
         # The GM sees the hidden Troll; nobody else ever did.
         expect(gm.page.locator("#combatants")).to_contain_text(HIDDEN)
-        for p in (player, player2, phone, spectator):
+        for p in (player, player2, phone, spectator, tv, overlay):
             assert HIDDEN not in p.everything_received(), f"{HIDDEN} reached {p.name}"
 
         for p in people:
@@ -149,7 +164,12 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
         player.page.screenshot(path=str(SCREENSHOTS / "player.png"))
         phone.page.screenshot(path=str(SCREENSHOTS / "player-phone.png"))
         spectator.page.screenshot(path=str(SCREENSHOTS / "spectator.png"))
-        for name in ("gm", "player", "player-phone", "spectator"):
+        tv.page.screenshot(path=str(SCREENSHOTS / "spectator-tv.png"))
+        overlay.page.screenshot(
+            path=str(SCREENSHOTS / "spectator-overlay.png"), omit_background=True
+        )
+        names = ("gm", "player", "player-phone", "spectator", "spectator-tv", "spectator-overlay")
+        for name in names:
             png = SCREENSHOTS / f"{name}.png"
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
 

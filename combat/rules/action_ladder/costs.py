@@ -77,6 +77,21 @@ def price(self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: 
         return a.cost
 
 
+def price_text(self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> str:
+    """This use's cost after Slowing or Quickening ("½ Action"), or why it has none."""
+    try:
+        return ladder.cost_text(*self.cost(enc, c, a, opts))
+    except Refused as r:
+        return r.refusal.message
+
+
+def option_effects(
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts
+) -> list[str]:
+    pace = opts.get("pace") or "standard"
+    return [] if pace == "standard" else [str(pace)]
+
+
 def cost_label(self: ActionLadder, a: ActionDef) -> str:
     if a.extra.get("label"):
         return str(a.extra["label"])

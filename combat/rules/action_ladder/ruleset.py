@@ -236,6 +236,8 @@ class ActionLadder(Ruleset):
     cost = costs.cost
     price = costs.price
     cost_label = costs.cost_label
+    price_text = costs.price_text
+    option_effects = costs.option_effects
     spent_text = costs.spent_text
     set_pace = costs.set_pace
 
