@@ -38,3 +38,36 @@ def test_choosing_empowered_options_changes_the_cost_shown(make_table, browser, 
         p1.assert_no_errors()
     finally:
         p1.context.close()
+
+
+def test_typing_a_number_and_pressing_attack_at_once_attacks(make_table, browser, live_server_url):
+    """A player types the extra AP and taps the attack straight away: leaving the field asks
+    for a preview at the same moment as the attack is sent. With the preview's answer slow
+    (held back here for 3 s), the attack still goes out at once and is done once."""
+    from combat import services
+    from combat.access import gm_viewer
+
+    t = make_table("action_points")
+    assert services.run_command(t.enc.pk, gm_viewer(t.enc), {"type": "start_combat"}).ok
+    p1 = open_person(browser, "player", "Player 1", **PHONE)
+    held: list[str] = []
+
+    def slow_preview(route):
+        held.append(route.request.url)
+        p1.page.wait_for_timeout(3000)  # in the browser's own loop: the page keeps running
+        route.continue_()
+
+    try:
+        arrive(p1, f"{live_server_url}/p/{t.seat1.token}/")
+        p1.page.route("**/preview/**", slow_preview)
+        form = action_form(p1, t.ana, "empowered_attack")
+        reveal(form)
+        form.locator("select[name='opt_target']").select_option(label="Goblin")
+        form.locator("[name='opt_to_hit']").last.fill("1")
+        form.get_by_test_id(f"action-button-{t.ana}-empowered_attack").click()
+        line = p1.log.locator("li .text").filter(has_text="Ana: Empowered Attack (+1 to hit")
+        expect(line).to_have_count(1, timeout=2500)  # sooner than the held preview's answer
+        assert held, "leaving the field asked for a preview"
+        p1.assert_no_errors()
+    finally:
+        p1.context.close()

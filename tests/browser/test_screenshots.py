@@ -121,6 +121,8 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
         form.locator("select[name='opt_target']").select_option(label="Ogre")
         form.locator("input[name='opt_to_hit']").fill("1")
         form.get_by_test_id(f"action-button-{ana}-empowered_attack").click()
+        player.wait_for_posts_answered()
+        expect(player.page.get_by_test_id("refusal")).to_have_count(0)
         # The overlay shows no combatant cards: it is checked by its large outcome below.
         for p in (p for p in people if p is not overlay):
             expect(
