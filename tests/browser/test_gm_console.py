@@ -10,7 +10,10 @@ row's HP bar.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -18,6 +21,7 @@ from playwright.sync_api import expect
 from .conftest import HIDDEN, HP, SURE, arrive, logged_in_cookie, open_person
 
 LAPTOP = {"viewport": {"width": 1366, "height": 768}}
+WIDE = {"viewport": {"width": 1920, "height": 1080}}
 # Pictures to look at, never kept in the repository.
 SHOTS = Path(os.environ.get("GM_CONSOLE_SHOTS", "/tmp/gm-console-shots"))
 EXTRA = ["Cutthroat", "Archer", "Brute", "Shaman", "Wolf", "Sellsword"]
@@ -32,6 +36,18 @@ def add(enc, **fields) -> str:
     result = services.run_command(enc.pk, gm_viewer(enc), {"type": "add_combatant", **fields})
     assert result.ok, result.refusal
     return next(e["data"]["id"] for e in result.events if e["kind"] == "combatant_added")
+
+
+@contextmanager
+def console(browser, live_server_url: str, t, screen: dict = LAPTOP) -> Iterator[Any]:
+    """The GM, logged in, on the encounter's console on this screen; closed afterwards."""
+    gm = open_person(browser, "gm", "GM", **screen)
+    try:
+        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
+        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+        yield gm
+    finally:
+        gm.context.close()
 
 
 def in_view(box: dict | None, width: int, height: int) -> bool:
@@ -55,10 +71,7 @@ def test_ten_combatants_and_the_turn_fit_a_laptop_screen(
     names = ["Ana", "Bram", "Goblin", "Lurking Troll", *EXTRA]
     assert len(ids) == 10
 
-    gm = open_person(browser, "gm", "GM", **LAPTOP)
-    try:
-        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
-        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+    with console(browser, live_server_url, t) as gm:
         page = gm.page
         page.get_by_test_id("start-combat").click()
         expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
@@ -139,8 +152,6 @@ def test_ten_combatants_and_the_turn_fit_a_laptop_screen(
             clip={"x": 0, "y": 0, "width": 740, "height": 768},
         )
         gm.assert_no_errors()
-    finally:
-        gm.context.close()
 
 
 def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser, live_server_url):
@@ -155,10 +166,7 @@ def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser
     t = make_table("action_ladder")
     for n, name in enumerate(EXTRA):
         add(t.enc, name=name, side="npc", hp=HP, initiative=9 - n, stats=SURE)
-    gm = open_person(browser, "gm", "GM", viewport={"width": 1920, "height": 1080})
-    try:
-        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
-        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+    with console(browser, live_server_url, t, WIDE) as gm:
         page = gm.page
         page.get_by_test_id("start-combat").click()
         expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
@@ -194,8 +202,6 @@ def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser
         box = strip.bounding_box()
         assert box is not None and 0 <= box["y"] <= 10, f"the strip scrolled away: {box}"
         gm.assert_no_errors()
-    finally:
-        gm.context.close()
 
 
 @pytest.mark.parametrize("ruleset", ["action_points", "action_ladder", "initiative_passes"])
@@ -205,10 +211,7 @@ def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_u
     attack and End turn: Bram loses 1 HP (or, in the Action Ladder, his defence waits)
     and the turn moves on, three clicks in all."""
     t = make_table(ruleset)
-    gm = open_person(browser, "gm", "GM", **LAPTOP)
-    try:
-        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
-        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+    with console(browser, live_server_url, t) as gm:
         page = gm.page
         page.get_by_test_id("start-combat").click()
         for who in (t.bram, t.goblin):
@@ -251,8 +254,6 @@ def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_u
         turn.get_by_test_id(f"end-turn-{t.goblin}").click()
         expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
         gm.assert_no_errors()
-    finally:
-        gm.context.close()
 
 
 def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser, live_server_url):
@@ -260,10 +261,7 @@ def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser,
     Interrupts?"; answering Hold ends her turn, her row says "holding" and the log says
     she holds; at the start of a turn (nothing spent) there is no question."""
     t = make_table("initiative_passes")
-    gm = open_person(browser, "gm", "GM", **LAPTOP)
-    try:
-        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
-        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+    with console(browser, live_server_url, t) as gm:
         page = gm.page
         page.get_by_test_id("start-combat").click()
         expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
@@ -278,8 +276,6 @@ def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser,
         expect(gm.order_row(t.ana).locator(".tag", has_text="holding")).to_be_visible()
         expect(gm.log).to_contain_text("Ana holds: 2 AP kept for Interrupts only")
         gm.assert_no_errors()
-    finally:
-        gm.context.close()
 
 
 def test_dragging_a_row_among_the_tied_reorders_them(make_table, browser, live_server_url):
@@ -287,10 +283,7 @@ def test_dragging_a_row_among_the_tied_reorders_them(make_table, browser, live_s
     of "moves up among the tied" in the log); the arrows stay for the keyboard."""
     t = make_table("action_points")
     wolves = [add(t.enc, name=f"Wolf {x}", side="npc", hp=HP, initiative=7) for x in "ABC"]
-    gm = open_person(browser, "gm", "GM", **LAPTOP)
-    try:
-        gm.context.add_cookies([logged_in_cookie(t.enc.owner, live_server_url)])
-        arrive(gm, f"{live_server_url}/enc/{t.enc.pk}/")
+    with console(browser, live_server_url, t) as gm:
         page = gm.page
         names = page.locator("#combatants > li .name")
         expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf A", "Wolf B", "Wolf C", HIDDEN])
@@ -307,5 +300,3 @@ def test_dragging_a_row_among_the_tied_reorders_them(make_table, browser, live_s
         expect(page.get_by_test_id(f"up-{wolves[1]}")).to_be_visible()
         expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf C", "Wolf A", "Wolf B", HIDDEN])
         gm.assert_no_errors()
-    finally:
-        gm.context.close()
