@@ -6,6 +6,7 @@ tests with -k/-m instead of skipping them.
 """
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -116,3 +117,18 @@ def _fresh_rate_limits() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_media_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Uploaded files (the map's images) go to a folder of this test process's own.
+
+    Encounter ids repeat between the processes of a parallel run (each has its own test
+    database), and stored pictures are named by encounter: in one shared media folder,
+    one process's new map would sweep away another's picture of the same encounter id.
+    Set before the live server is forked, so daphne writes and serves the same folder.
+    """
+    from django.test import override_settings
+
+    with override_settings(MEDIA_ROOT=str(tmp_path_factory.mktemp("media"))):
+        yield
