@@ -252,7 +252,7 @@ def visible_events(
 ) -> list[dict[str, Any]]:
     """The events this caller sees: chosen by the ids they involve, never by their text."""
     if viewer.is_gm:
-        return events
+        return [screens.for_gm(e) for e in events]
     hidden, veiled = screens.hidden_ids(state), veiled_ids(state)
     return [ev for e in events if (ev := screens.event_for(e, hidden, veiled)) is not None]
 

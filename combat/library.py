@@ -39,7 +39,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 
-from combat import api, chat, forms, planner, ratelimit, screens, services, statediff
+from combat import api, chat, forms, planner, ratelimit, screens, services, statediff, words
 from combat.access import Viewer, gm_encounter, gm_viewer
 from combat.models import ChatMessage, CombatantTemplate, Encounter, LogEntry
 from combat.rules import Encounter as State
@@ -264,7 +264,8 @@ def export_log(enc: Encounter) -> Iterator[dict[str, Any]]:
             "kind": e.kind,
             "by": e.by,
             "command": e.command,
-            "events": e.events,
+            # The facts, with the words the GM reads (for a person reading the file).
+            "events": [screens.for_gm(ev) for ev in e.events],
             "undone": e.undone,
             "created": e.created.isoformat(),
         }
@@ -666,8 +667,31 @@ def _id(value: Any, ids: dict[str, str]) -> str | None:
     return ids.get(value) if isinstance(value, str) else None
 
 
+def _worded(ev: dict[str, Any]) -> dict[str, Any] | None:
+    """An imported fact as the words it says (the GM's, and the number-free ones for readers
+    who may not know an HP exactly), involving every combatant it names: what the pages of
+    the imported encounter read. None when this version has no sentence for it, or its
+    facts do not fit that sentence."""
+    names = ev.get("names")
+    named = [i for i in names if isinstance(i, str)] if isinstance(names, dict) else []
+    try:
+        gm = words.text(ev)
+        veiled = words.text(ev, words.Reader.of(False, veiled=named))
+    except words.Unsayable:
+        return None
+    involved = ev.get("involved")
+    out = {k: v for k, v in ev.items() if k not in ("say", "names", "unseen", "health")}
+    out["text"] = gm
+    out["involved"] = [*(involved if isinstance(involved, list) else []), *named]
+    if veiled != gm:
+        out["health"] = {"of": named, "text": veiled}
+    return out
+
+
 def _clean_event(ev: Any, ids: dict[str, str]) -> dict[str, Any] | None:
     """An imported event kept only in the shape the pages read, ids mapped to the new ones."""
+    if isinstance(ev, dict) and "say" in ev:
+        ev = _worded(ev)
     if not isinstance(ev, dict) or not isinstance(ev.get("text"), str):
         return None
     raw = ev.get("data")

@@ -19,6 +19,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from combat import words
 from combat.board import board_view
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
@@ -96,6 +97,22 @@ def event_shown(ev: dict[str, Any], hidden: Iterable[str]) -> bool:
 def event_for(
     ev: dict[str, Any], hidden: Iterable[str], veiled: Iterable[str] = ()
 ) -> dict[str, Any] | None:
+    """The event as a player or spectator who cannot see `hidden` reads it (its `text`
+    written for them), or None when they read none of it (`_version_for`)."""
+    version = _version_for(ev, hidden, veiled)
+    if version is None:
+        return None
+    return words.written(version, words.Reader.of(False, hidden, veiled))
+
+
+def for_gm(ev: dict[str, Any]) -> dict[str, Any]:
+    """The event as the GM reads it: every name and number."""
+    return words.written(ev)
+
+
+def _version_for(
+    ev: dict[str, Any], hidden: Iterable[str], veiled: Iterable[str] = ()
+) -> dict[str, Any] | None:
     """The event as a reader who cannot see `hidden` sees it, or None when they see none
     of it: the event itself when `event_shown`; else its own words for readers who cannot
     see the attacker (`Events.unseen`), when the attacker is the only one it involves that
@@ -111,9 +128,8 @@ def event_for(
             return None
         return {
             **_one_version(ev),
-            "text": health.get("text", ""),
+            **_words_of(ev, health),
             "rolls": list(health.get("rolls") or []),
-            "data": dict(health.get("data") or {}),
         }
     if event_shown(ev, hidden):
         return _one_version(ev)
@@ -127,13 +143,21 @@ def event_for(
         return None
     return {
         **_one_version(ev),
-        "text": unseen.get("text", ""),
+        **_words_of(ev, unseen),
         "actor": None if ev.get("actor") in hides else ev.get("actor"),
         "involved": involved,
         "rolls": list(unseen.get("rolls") or []),
-        "data": dict(unseen.get("data") or {}),
         "gm_only": False,
     }
+
+
+def _words_of(ev: dict[str, Any], version: dict[str, Any]) -> dict[str, Any]:
+    """What another version of an event's words replaces: for an event that carries words,
+    its text and data; for a fact, nothing (its sentence is written for the reader from
+    the same facts, combat/words.py)."""
+    if "say" in ev:
+        return {}
+    return {"text": version.get("text", ""), "data": dict(version.get("data") or {})}
 
 
 # An event's other versions of its words (Events.unseen, Events.health): a reader gets
@@ -616,7 +640,7 @@ def _entry_lines(
             return known
     lines: list[KeyedDict] = []
     for seen in reversed(entry.events):
-        ev = seen if gm else event_for(seen, hidden, veiled)
+        ev = for_gm(seen) if gm else event_for(seen, hidden, veiled)
         if ev is None:
             continue
         text = ev.get("text", "")

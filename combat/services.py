@@ -339,25 +339,16 @@ def _undo(enc: Encounter, command: dict[str, Any], key: str | None, digest: str)
             False, enc.version, refusal=Refusal("nothing_to_undo", "There is nothing left to undo.")
         )
     public = [e for e in last.events if not e.get("gm_only")]
-    what = last.events[0]["text"] if last.events else last.command.get("type", "a command")
     events: list[dict[str, Any]] = []
     if public:
         # It repeats the undone line, so it involves whom that line does (screens.event_shown).
-        undo = _ruling("undo", f"The GM undoes: {public[0]['text']}")
+        undo = _ruling("undo", {"event": public[0]})
         undo["involved"] = list(public[0].get("involved") or [])
-        health = public[0].get("health")
-        if health:
-            # Its number-free words too, for readers who may not know that NPC's HP.
-            undo["health"] = {
-                "of": list(health.get("of") or []),
-                "text": f"The GM undoes: {health.get('text', '')}",
-                "rolls": [],
-                "data": {},
-            }
         events.append(undo)
     else:
-        events.append(_ruling("undo", "The GM undoes the last command."))
-    events.append(_ruling("undo", f"(Undone: {what})", gm_only=True))
+        events.append(_ruling("undo_unseen"))
+    what = {"event": last.events[0]} if last.events else {"command": last.command.get("type")}
+    events.append(_ruling("undone", what, gm_only=True))
     last.undone = True
     last.save(update_fields=["undone"])
     seq = _next_seq(enc)
@@ -381,17 +372,19 @@ def _undo(enc: Encounter, command: dict[str, Any], key: str | None, digest: str)
     return Result(True, enc.version, events, seq=seq)
 
 
-def _ruling(kind: str, text: str, gm_only: bool = False) -> dict[str, Any]:
+def _ruling(say: str, data: dict[str, Any] | None = None, gm_only: bool = False) -> dict[str, Any]:
+    """A fact of the GM's own (an undo), in the shape the engine's events have."""
     return {
-        "kind": kind,
-        "text": text,
+        "kind": "undo",
+        "say": say,
+        "names": {},
         "actor": None,
         "involved": [],
         "rolls": [],
         "ruling": True,
         "gm_only": gm_only,
         "round": None,
-        "data": {},
+        "data": data or {},
     }
 
 

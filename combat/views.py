@@ -255,7 +255,7 @@ def _notice(
     veiled: tuple[str, ...] = (),
 ) -> str:
     for event in result.events:
-        ev = event if viewer.is_gm else screens.event_for(event, hidden, veiled)
+        ev = screens.for_gm(event) if viewer.is_gm else screens.event_for(event, hidden, veiled)
         if ev is not None:
             return str(ev.get("text", "Done."))
     return "Done."
@@ -890,7 +890,7 @@ def log_download(request: HttpRequest, encounter_id: int) -> HttpResponse:
             "by": e.by,
             "seat": e.seat.name if e.seat else None,
             "command": e.command,
-            "events": e.events,
+            "events": [screens.for_gm(ev) for ev in e.events],
             "undone": e.undone,
             "created": e.created.isoformat(),
         }

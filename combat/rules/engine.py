@@ -201,7 +201,7 @@ def cmd_add_combatant(
         enc.order = [i for i in flow.round_order(enc) if i in enc.order or i == c.id]
         if flow.place_passed(enc, c.id):
             enc.acted.append(c.id)
-    ev.add("combatant_added", f"{c.name} joins the encounter.", actor=c.id, ruling=True)
+    ev.add("combatant_added", actor=c.id, ruling=True)
     ev.items[-1]["data"]["id"] = c.id
 
 
@@ -288,7 +288,7 @@ def cmd_update_combatant(
     if before != c.max_hp and c.hp is not None and c.max_hp is not None:
         c.hp = min(c.hp, c.max_hp)
     rs.refresh_limits(enc, c)
-    ev.add("combatant_changed", f"The GM changes {c.name}.", actor=c.id, ruling=True)
+    ev.add("combatant_changed", actor=c.id, ruling=True)
 
 
 def cmd_remove_combatant(
@@ -296,7 +296,7 @@ def cmd_remove_combatant(
 ) -> None:
     c = enc.get(cmd.get("actor"))
     was_turn = enc.turn == c.id
-    ev.add("combatant_removed", f"{c.name} leaves the encounter.", actor=c.id, ruling=True)
+    ev.add("combatant_removed", actor=c.id, ruling=True)
     for other in enc.combatants.values():
         if c.id in other.engaged:
             other.engaged.remove(c.id)
@@ -320,9 +320,7 @@ def cmd_hide(
         raise refuse("no_change", f"{c.name} is already {'hidden' if hidden else 'visible'}.")
     c.hidden = hidden
     # Logged while hidden, so a hiding is itself only seen by the GM; a reveal is public.
-    ev.add(
-        "visibility", f"{c.name} is {'hidden' if hidden else 'revealed'}.", actor=c.id, ruling=True
-    )
+    ev.add("visibility", actor=c.id, ruling=True, data={"hidden": hidden})
 
 
 def cmd_defeat(
@@ -350,15 +348,13 @@ def cmd_damage(
     if c.hp is None:
         raise refuse("no_hp", f"{c.name} has no HP to change: set its HP first.")
     if cmd["type"] == "damage":
-        line = ev.add("damage", f"{c.name} takes {amount} damage.", actor=c.id, ruling=True)
-        ev.health(line, c.id, f"{c.name} takes damage.")
+        ev.add("damage", actor=c.id, ruling=True, data={"amount": amount})
         apply_damage(enc, c, amount, ev, source=None)
         if c.defeated and enc.turn == c.id:
             flow.finish_turn(enc, rs, ev)
     else:
         flow.heal(enc, c, amount)
-        line = ev.add("heal", f"{c.name} regains {amount} HP ({c.hp}).", actor=c.id, ruling=True)
-        ev.health(line, c.id, f"{c.name} regains HP.")
+        ev.add("heal", actor=c.id, ruling=True, data={"amount": amount, "hp": c.hp})
         flow.stand_if_healed(enc, c, ev, ruling=True)
 
 
@@ -392,7 +388,7 @@ def cmd_set_initiative(
     else:
         c.initiative = value
     c.initiative_roll = None
-    ev.add("initiative", f"The GM sets {c.name}'s initiative to {value}.", actor=c.id, ruling=True)
+    ev.add("initiative", actor=c.id, ruling=True, data={"value": value})
     if enc.phase == SETUP:
         enc.order = flow.initiative_order(enc)
 
@@ -447,10 +443,10 @@ def cmd_reorder(
         enc.order = flow.round_order(enc)
     ev.add(
         "reorder",
-        f"{c.name} moves {direction} among the tied.",
         actor=c.id,
         involved=(other.id,),
         ruling=cmd.get("by") == "gm",
+        data={"direction": direction},
     )
 
 
@@ -478,10 +474,11 @@ def reorder_seizers(
     enc.order = flow.round_order(enc)
     ev.add(
         "reorder",
-        f"{c.name} moves {direction} among those who Seize the Moment.",
+        say="reorder_seize",
         actor=c.id,
         involved=(other,),
         ruling=cmd.get("by") == "gm",
+        data={"direction": direction},
     )
 
 
@@ -499,13 +496,13 @@ def cmd_start_combat(
             flow.roll_initiative(enc, c, rng, ev)
     for c in enc.combatants.values():
         rs.init_combatant(enc, c)
-    ev.add("combat_start", "Combat begins.", ruling=True)
+    ev.add("combat_start", ruling=True)
     enc.round = 0
     if rs.has_seize and any(
         c.res.get("grit", 0) > 0 and not c.defeated for c in enc.combatants.values()
     ):
         enc.phase = SEIZE
-        ev.add("seize_window", "Before round 1: anyone with Grit may Seize the Moment.")
+        ev.add("seize_window")
         return
     flow.start_round(enc, rs, ev)
 
@@ -549,11 +546,7 @@ def cmd_seize(
     order = enc.settings.setdefault("_seize_order", [])
     order.append(c.id)
     enc.order = flow.round_order(enc)  # shows the coming round's order between rounds
-    ev.add(
-        "seize",
-        f"{c.name} spends 1 Grit to Seize the Moment and will act first in round {enc.round + 1}.",
-        actor=c.id,
-    )
+    ev.add("seize", actor=c.id, data={"round": enc.round + 1})
 
 
 MAX_PASSES = 20  # windows that open windows: a bound, never reached in play
@@ -595,7 +588,7 @@ def cmd_end_turn(
     if cmd["type"] == "hold":
         rs.hold(enc, enc.get(actor), ev)
     else:
-        ev.add("end_turn", f"{enc.name_of(actor)} ends the turn.", actor=actor)
+        ev.add("end_turn", actor=actor)
     mark_for_player(enc, cmd, actor, ev, start)
     flow.finish_turn(enc, rs, ev)
 
@@ -625,12 +618,7 @@ def cmd_take_turn(
     turn_start.put_back(enc, cur)
     i, j = enc.order.index(cur.id), enc.order.index(c.id)
     enc.order[i], enc.order[j] = enc.order[j], enc.order[i]
-    ev.add(
-        "take_turn",
-        f"{c.name} goes before {cur.name}, whose turn starts when it comes.",
-        actor=c.id,
-        involved=(cur.id,),
-    )
+    ev.add("take_turn", actor=c.id, involved=(cur.id,), data={"before": cur.id})
     flow.begin_turn(enc, rs, c, ev)
 
 
@@ -643,7 +631,7 @@ def cmd_end_combat(
     enc.turn = None
     enc.turn_start_undo = None
     enc.pending = []
-    ev.add("combat_end", "Combat ends.", ruling=True)
+    ev.add("combat_end", ruling=True)
 
 
 # --- actions --------------------------------------------------------------------------
@@ -693,7 +681,7 @@ def cmd_act(
         ) from None
     start = len(ev.items)
     if free:
-        ev.add("ruling", f"The GM grants {c.name} {a.name} at no cost.", actor=c.id, ruling=True)
+        ev.add("ruling", say="grant_free", actor=c.id, ruling=True, data={"action": a.name})
     else:
         rs.pay(enc, c, a, opts)
     rs.record(enc, c, a, free=free)
@@ -784,7 +772,7 @@ def cmd_react(
         raise refuse("not_yours", f"That reaction belongs to {enc.public_name(w.reactor)}.")
     enc.pending.remove(w)
     if not as_bool(cmd.get("accept", True)):
-        ev.add("decline", f"{c.name} lets the moment pass.", actor=c.id, involved=(w.trigger,))
+        ev.add("decline", actor=c.id, involved=(w.trigger,))
         rs.declined(enc, c, w, ev)
         return
     rs.react(enc, c, w, options_of(cmd), rng, ev)
@@ -795,12 +783,7 @@ def cmd_react(
 def close_windows(enc: Encounter, windows: Iterable[Window], ev: Events) -> None:
     for w in list(windows):
         enc.pending.remove(w)
-        ev.add(
-            "decline",
-            f"{enc.name_of(w.reactor)}'s chance to react passes.",
-            actor=w.reactor,
-            ruling=True,
-        )
+        ev.add("decline", say="chance_passes", actor=w.reactor, ruling=True)
 
 
 def tidy_windows(enc: Encounter, rs: Ruleset, ev: Events) -> None:
@@ -821,9 +804,10 @@ def tidy_windows(enc: Encounter, rs: Ruleset, ev: Events) -> None:
             out = trigger if trigger.defeated else reactor
             ev.add(
                 "decline",
-                f"{reactor.name}'s chance to react passes: {out.name} is out of the fight.",
+                say="chance_passes_out",
                 actor=reactor.id,
                 involved=(trigger.id,),
+                data={"out": out.id},
             )
     rs.settle(enc, ev)
 
@@ -852,7 +836,7 @@ def cmd_engage(
         if t.id in c.engaged:
             raise refuse("no_change", f"{c.name} and {t.name} are already in melee.")
         engage(enc, c, t)
-        ev.add("engage", f"{c.name} and {t.name} are in melee.", actor=c.id, involved=(t.id,))
+        ev.add("engage", actor=c.id, involved=(t.id,), data={"with": t.id})
     else:
         if t.id not in c.engaged:
             raise refuse("no_change", f"{c.name} and {t.name} are not in melee.")
@@ -865,13 +849,7 @@ def cmd_engage(
         c.engaged.remove(t.id)
         if c.id in t.engaged:
             t.engaged.remove(c.id)
-        ev.add(
-            "engage",
-            f"The GM separates {c.name} and {t.name}.",
-            actor=c.id,
-            involved=(t.id,),
-            ruling=True,
-        )
+        ev.add("engage", say="separate", actor=c.id, ruling=True, data={"from": t.id})
 
 
 def cmd_force_move(
@@ -882,12 +860,7 @@ def cmd_force_move(
     how = cmd.get("how", "forced")
     if how not in ("forced", "teleport"):
         raise refuse("bad_option", "How must be 'forced' or 'teleport'.")
-    ev.add(
-        "move",
-        f"{c.name} is moved ({'teleported' if how == 'teleport' else 'forced'}).",
-        actor=c.id,
-        ruling=True,
-    )
+    ev.add("move", say="moved_by_gm", actor=c.id, ruling=True, data={"how": how})
     rs.leave_reach(
         enc,
         c,
@@ -927,9 +900,7 @@ def cmd_adjust(
         new = cmd.get("value")
     else:
         raise refuse("unknown_resource", f"{c.name} has no such resource.")
-    line = ev.add("ruling", f"The GM sets {c.name}'s {key} to {new}.", actor=c.id, ruling=True)
-    if key == "hp":
-        ev.health(line, c.id, f"The GM sets {c.name}'s HP.")
+    ev.add("ruling", say="adjust", actor=c.id, ruling=True, data={"resource": key, "value": new})
 
 
 def cmd_set_cost(
@@ -941,15 +912,14 @@ def cmd_set_cost(
     if cmd.get("actor"):
         c = enc.get(cmd["actor"])
         c.mods.setdefault("costs", {})[key] = cost
-        who = f" for {c.name}"
     else:
         enc.cost_overrides[key] = cost
-        who = ""
     ev.add(
         "ruling",
-        f"The GM sets the cost of {a.name}{who} to {cost} {rs.currency}.",
+        say="set_cost",
         actor=cmd.get("actor"),
         ruling=True,
+        data={"action": a.name, "cost": cost, "currency": rs.currency},
     )
 
 
@@ -966,9 +936,10 @@ def cmd_set_modifier(
     rs.refresh_limits(enc, c)
     ev.add(
         "ruling",
-        f"The GM sets {c.name}'s {known[key].label.lower()} to {c.mods[key]}.",
+        say="set_modifier",
         actor=c.id,
         ruling=True,
+        data={"modifier": known[key].label.lower(), "value": c.mods[key]},
     )
 
 
@@ -984,7 +955,7 @@ def cmd_set_setting(
     key = str(cmd.get("key"))
     value = check_setting(rs, key, cmd.get("value"))
     enc.settings[key] = value
-    ev.add("ruling", f"The GM sets {key.replace('_', ' ')} to {value}.", ruling=True)
+    ev.add("ruling", say="set_setting", ruling=True, data={"setting": key, "value": value})
 
 
 def cmd_add_custom_action(
@@ -1018,9 +989,9 @@ def cmd_add_custom_action(
     enc.custom_actions[key] = spec
     ev.add(
         "ruling",
-        f"The GM adds a custom action: {name} ({rs.cost_label(rs.action(enc, key))}).",
+        say="custom_action_added",
         ruling=True,
-        data={"key": key},
+        data={"key": key, "name": name, "cost": rs.cost_label(rs.action(enc, key))},
     )
 
 
@@ -1031,7 +1002,7 @@ def cmd_remove_custom_action(
     if key not in enc.custom_actions:
         raise refuse("unknown_action", "There is no such custom action.")
     name = enc.custom_actions.pop(key)["name"]
-    ev.add("ruling", f"The GM removes the custom action {name}.", ruling=True)
+    ev.add("ruling", say="custom_action_removed", ruling=True, data={"name": name})
 
 
 def cmd_roll(
@@ -1049,14 +1020,15 @@ def cmd_roll(
             "Say which of your combatants rolls (the actor): a player's roll is logged "
             "under that combatant's name.",
         )
-    who = enc.get(cmd["actor"]).name if cmd.get("actor") else "The GM"
+    if cmd.get("actor"):
+        enc.get(cmd["actor"])  # a combatant of this encounter, or refused
     label = clean_text(cmd.get("label"), "Label", length("roll", "label"))
     ev.add(
         "roll",
-        f"{who} rolls {label + ': ' if label else ''}{r.describe()}",
         actor=cmd.get("actor"),
         rolls=(r,),
         secret=secret,
+        data={"label": label},
     )
 
 
@@ -1095,7 +1067,7 @@ def cmd_set_condition(
     if not name:
         raise refuse("bad_option", "A condition needs a name.")
     stacks = as_int(cmd.get("stacks", 1), "Stacks", *span("set_condition", "stacks"))
-    expires, of, detail, lasts = condition_duration(enc, cmd)
+    expires, of, detail = condition_duration(enc, cmd)
     c.effects = [e for e in c.effects if e.name.lower() != name.lower()]
     if stacks and sum(1 for e in c.effects if e.detail.get("condition")) >= MAX_CONDITIONS:
         # Changing or clearing one already set is always allowed; only a new one is refused.
@@ -1110,33 +1082,36 @@ def cmd_set_condition(
         c.effects.append(Effect(name, expires, of, detail, text))
         ev.add(
             "condition",
-            f"The GM sets {c.name}: {text}{lasts}.",
+            mentions=(of,),
             actor=c.id,
-            involved=(of,) if of else (),
             ruling=True,
+            data={
+                "name": text,
+                "expires": expires,
+                "of": of,
+                "last_round": detail.get("last_round"),
+            },
         )
     else:
-        ev.add("condition", f"The GM clears {name} from {c.name}.", actor=c.id, ruling=True)
+        ev.add("condition", say="condition_cleared", actor=c.id, ruling=True, data={"name": name})
 
 
 def condition_duration(
     enc: Encounter, cmd: dict[str, Any]
-) -> tuple[str, str | None, dict[str, Any], str]:
-    """How long a hand-set condition lasts: (expires, until_of, detail, words for the log)."""
+) -> tuple[str, str | None, dict[str, Any]]:
+    """How long a hand-set condition lasts: (expires, until_of, detail)."""
     rounds = cmd.get("rounds")
     n = as_int(rounds, "Rounds", *span("set_condition", "rounds")) if rounds is not None else 0
     until = cmd.get("until") or ("rounds" if n else "cleared")
     if until == "cleared":
-        return "never", None, {}, ""
+        return "never", None, {}
     if until in ("turn_start", "turn_end"):
-        whose = enc.get(cmd.get("of"))
-        edge = "start" if until == "turn_start" else "end"
-        return until, whose.id, {}, f", until the {edge} of {whose.name}'s next turn"
+        return until, enc.get(cmd.get("of")).id, {}
     if until == "rounds":
         if not n:
             raise refuse("bad_option", "A condition set for a number of rounds needs rounds.")
         last = max(enc.round, 1) + n - 1
-        return "rounds", None, {"last_round": last}, f", until the end of round {last}"
+        return "rounds", None, {"last_round": last}
     raise refuse(
         "bad_option",
         "A condition lasts until cleared, until the start or end of a combatant's next "

@@ -26,6 +26,7 @@ from combat.rules.engine import apply
 from combat.rules.registry import get_ruleset
 from combat.rules.state import Effect, Encounter
 from combat.rules.table import Table
+from tests.said import said
 
 from .placeholders import real_ids
 
@@ -103,7 +104,7 @@ def res(t: Table, cid: str) -> dict[str, int]:
 
 
 def texts(out) -> str:
-    return " | ".join(e["text"] for e in out.events)
+    return " | ".join(said(e) for e in out.events)
 
 
 def end(t: Table) -> None:
@@ -352,12 +353,12 @@ def test_resources_widgets():
     ok(t.act(a, "walk"))
     ok(t.act(a, "aim"))
     w = {x["key"]: x for x in RS.resources(t.state, t.c(a))}
-    assert w["effort"]["text"] == "1 of 2 ½ Actions left"
+    assert said(w["effort"]) == "1 of 2 ½ Actions left"
     assert (w["effort"]["value"], w["effort"]["max"]) == (1, 2)
-    assert w["bonus"]["text"] == "Bonus Actions 1 of 2"
+    assert said(w["bonus"]) == "Bonus Actions 1 of 2"
     ok(t.act(a, "disarm", target=b))
     w = {x["key"]: x for x in RS.resources(t.state, t.c(a))}
-    assert w["carry"]["text"].startswith("Disarm under way: 1 of 2 ½ Actions paid")
+    assert said(w["carry"]).startswith("Disarm under way: 1 of 2 ½ Actions paid")
 
 
 # --- RULINGS ladder 2: carry-over -----------------------------------------------------
@@ -479,7 +480,7 @@ def test_interrupt_loses_the_carried_action():
     assert "Ability or Spell is lost" in texts(out)
     end(t)
     end(t)  # Bo's next turn: nothing left to pay or resolve
-    assert res(t, b)["effort"] == 2 and "Fireball" not in " ".join(e["text"] for e in t.log[-3:])
+    assert res(t, b)["effort"] == 2 and "Fireball" not in " ".join(said(e) for e in t.log[-3:])
 
 
 def test_extended_action_takes_whole_turns():
@@ -1598,8 +1599,8 @@ def test_reactor_without_attack_stats_is_reported_to_the_gm():
     assert t.state.pending == []
     notice = next(e for e in out.events if e["kind"] == "gm_notice")
     assert notice["gm_only"]
-    assert "Ana gets no Opportunity Attack on Bo" in notice["text"]
-    assert "no damage stat" in notice["text"]
+    assert "Ana gets no Opportunity Attack on Bo" in said(notice)
+    assert "no damage stat" in said(notice)
 
 
 def test_disengage_then_move_does_not_provoke():
@@ -2042,7 +2043,7 @@ def test_the_gm_changes_the_turns_of_an_extended_action_under_way():
     ok(t.act(a, "extended", by="gm", turns=3, text="don armour"))  # 1 turn paid, 2 to go
     out = ok(t.gm("adjust", actor=a, resource="turns", value=5))
     assert t.c(a).carry["total"] == 10 and t.c(a).carry["remaining"] == 8
-    assert out.events[-1]["ruling"] and "Ana's turns to 5" in out.events[-1]["text"]
+    assert out.events[-1]["ruling"] and "Ana's turns to 5" in said(out.events[-1])
     refused(t.gm("adjust", actor=a, resource="turns", value=0), "bad_option")
     end(t)
     end(t)  # Ana's next turn pays a second whole turn

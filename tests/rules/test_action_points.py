@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from combat.rules.table import Table
+from tests.said import said
 
 SURE_HIT = {
     "attack": "1d1+50",
@@ -72,7 +73,7 @@ def test_unused_ap_are_lost_at_the_end_of_the_turn():
     assert t.c(ana).res["ap"] == 2
     end_turn(t, ana)
     assert t.c(ana).res["ap"] == 0
-    assert any("2 unspent AP are lost" in e["text"] for e in t.log)
+    assert any("2 unspent AP are lost" in said(e) for e in t.log)
 
 
 def test_all_actions_are_paid_from_the_pool_and_refused_when_short():
@@ -138,14 +139,14 @@ def test_basic_attack_costs_one_ap_and_hits():
     assert out.ok
     assert t.c(ana).res["ap"] == 2
     assert t.c(ogre).hp == 35  # 1d1+4 damage
-    assert "hit for 5 damage" in out.events[-1]["text"]
+    assert "hit for 5 damage" in said(out.events[-1])
 
 
 def test_attack_against_a_better_defence_misses():
     t, ana, bob, ogre = table()
     assert t.gm("update_combatant", actor=ogre, stats={"defend": "1d1+99"}).ok
     out = t.act(ana, "basic_attack", target=ogre)
-    assert out.ok and "miss" in out.events[-1]["text"]
+    assert out.ok and "miss" in said(out.events[-1])
     assert t.c(ogre).hp == 40
 
 
@@ -236,7 +237,7 @@ def test_spell_without_damage_just_rolls():
     assert t.gm("update_combatant", actor=ana, name="Ana").ok
     t.c(ana).stats.pop("spell_damage")
     out = t.act(ana, "cast_spell", text="Light")
-    assert out.ok and "spell roll 51" in out.events[-1]["text"]
+    assert out.ok and "spell roll 51" in said(out.events[-1])
 
 
 # --- defence --------------------------------------------------------------------------
@@ -253,7 +254,7 @@ def test_defensive_stance_bonus_until_start_of_next_turn():
     # The Ogre attacks Ana: her melee defence roll carries +1.
     out = t.act(ogre, "basic_attack", target=ana)
     assert out.events[-1]["rolls"][1]["total"] == 2
-    assert "(+1 stance)" in out.events[-1]["text"]
+    assert "(+1 stance)" in said(out.events[-1])
     end_turn(t, ogre)
     # Round 2, Ana's turn starts: the stance ends.
     assert t.state.turn == ana
@@ -332,7 +333,7 @@ def test_leaving_reach_without_disengage_offers_an_opportunity_attack():
     refused(t, "waiting_for_reactions")
     out = t.player("react", actor=ogre, window=w.id, accept=True)
     assert out.ok
-    assert "Opportunity Attack" in out.events[0]["text"]
+    assert "Opportunity Attack" in said(out.events[0])
     assert t.c(ana).hp == 25
     assert t.c(ogre).reaction is False
     assert t.c(ogre).res["ap"] == 3  # 'Opportunity Attacks cost 0 AP'

@@ -9,6 +9,7 @@ import json
 from combat.rules.state import Encounter
 from combat.rules.table import Table
 from combat.rules.view import redacted
+from tests.said import said
 
 
 def table() -> tuple[Table, str, str]:
@@ -46,7 +47,7 @@ def test_create_a_board_with_width_height_and_cell_size_logged_as_a_ruling():
         "tokens": {},
     }
     assert out.events[-1]["ruling"] is True
-    assert out.events[-1]["text"] == "The GM adds a 12 × 8 map (1 m cells)."
+    assert said(out.events[-1]) == "The GM adds a 12 × 8 map (1 m cells)."
 
 
 def test_sizes_outside_1_to_100_are_refused_naming_what_is_wrong():
@@ -72,7 +73,7 @@ def test_paint_terrain_on_a_list_of_cells_sparsely_and_clear_it():
         "2,1": "water",
         "2,2": "water",
     }
-    assert out.events[-1]["text"] == "The GM paints 5 cells: waist-deep water."
+    assert said(out.events[-1]) == "The GM paints 5 cells: waist-deep water."
     t.gm("paint", cells="C2 2,2", terrain="clear")
     assert set(t.state.board["terrain"]) == {"0,0", "1,0", "2,0"}
 
@@ -108,12 +109,12 @@ def test_place_a_token_on_a_cell_off_the_map_with_size_and_reach():
     out = t.gm("place", actor=ana, cell="C4")
     assert out.ok
     assert t.state.board["tokens"][ana] == {"at": [2, 3], "size": 1, "reach": None}
-    assert out.events[-1]["text"] == "The GM places Ana on the map."
+    assert said(out.events[-1]) == "The GM places Ana on the map."
     assert out.events[-1]["ruling"] is True
     assert t.gm("place", actor=ogre, cell="4,4", size=2, reach=3).ok
     assert t.state.board["tokens"][ogre] == {"at": [4, 4], "size": 2, "reach": 3.0}
     out = t.gm("place", actor=ana, cell="D4")
-    assert "nothing provoked" in out.events[-1]["text"]
+    assert "nothing provoked" in said(out.events[-1])
     assert t.gm("place", actor=ana, cell="off").ok
     assert t.state.board["tokens"][ana]["at"] is None
 

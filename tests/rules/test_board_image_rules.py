@@ -12,6 +12,7 @@ import pytest
 from combat.rules.integrity import Inconsistent, restore_and_exercise
 from combat.rules.table import Table
 from combat.rules.view import redacted
+from tests.said import said
 
 NAME = "0123456789abcdef0123456789abcdef"
 
@@ -29,15 +30,13 @@ def test_the_gm_puts_replaces_and_removes_the_image_each_a_ruling_undo_takes_bac
     out = t.gm("board_image", image=NAME, width=640, height=480)
     assert out.ok and out.events[-1]["ruling"] is True
     assert (
-        out.events[-1]["text"] == "The GM puts a background image under the map (640 × 480 pixels)."
+        said(out.events[-1]) == "The GM puts a background image under the map (640 × 480 pixels)."
     )
     assert t.state.board["image"] == {"name": NAME, "w": 640, "h": 480}
     out = t.gm("board_image", image="f" * 32, width=320, height=200)
-    assert (
-        out.events[-1]["text"] == "The GM replaces the map's background image (320 × 200 pixels)."
-    )
+    assert said(out.events[-1]) == "The GM replaces the map's background image (320 × 200 pixels)."
     out = t.gm("board_image", image="")
-    assert out.events[-1]["text"] == "The GM removes the map's background image."
+    assert said(out.events[-1]) == "The GM removes the map's background image."
     assert "image" not in t.state.board
     for _ in range(3):
         assert t.undo()

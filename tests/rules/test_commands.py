@@ -12,6 +12,7 @@ import pytest
 
 from combat.rules import COMMANDS, CommandSpec, apply, get_ruleset, new_encounter
 from combat.rules.registry import command_spec
+from tests.said import said
 
 
 def test_every_shared_command_has_a_function_and_a_player_one_needs_an_actor():
@@ -34,7 +35,7 @@ def test_a_ruleset_contributes_a_command_of_its_own(monkeypatch):
     monkeypatch.setattr(get_ruleset("action_ladder"), "commands", (spec,))
     rng = random.Random(1)
     out = apply(new_encounter("action_ladder"), {"type": "ring_bell", "by": "gm"}, rng)
-    assert out.ok and out.events[-1]["text"] == "The GM rings the bell."
+    assert out.ok and said(out.events[-1]) == "The GM rings the bell."
     out = apply(new_encounter("action_ladder"), {"type": "ring_bell", "by": "player"}, rng)
     assert out.refusal is not None and out.refusal.code == "gm_only"
     out = apply(new_encounter("action_points"), {"type": "ring_bell", "by": "gm"}, rng)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from combat.rules.table import Table
+from tests.said import said
 
 from .test_flow import RULESETS, add, ok, refused
 
@@ -40,13 +41,13 @@ def test_until_the_start_of_a_combatants_next_turn(ruleset):
     through B's turn and gone when C's turn begins."""
     t, a, b, c = trio(ruleset)
     out = ok(t.gm("set_condition", actor=b, name="Prone", until="turn_start", of=c))
-    assert out.events[-1]["text"] == "The GM sets B: Prone, until the start of C's next turn."
+    assert said(out.events[-1]) == "The GM sets B: Prone, until the start of C's next turn."
     assert out.events[-1]["ruling"]
     end(t)  # A: B's turn
     assert names(t, b) == ["Prone"]
     end(t)  # B: C's turn begins
     assert names(t, b) == []
-    assert "B: Prone ends." in [e["text"] for e in t.log[-4:]]
+    assert "B: Prone ends." in [said(e) for e in t.log[-4:]]
 
 
 def test_until_the_end_of_a_combatants_next_turn(ruleset):
@@ -63,7 +64,7 @@ def test_for_a_number_of_rounds_the_current_one_counting(ruleset):
     """docs/rules.md, Conditions: 'for 2 rounds' set in round 1 ends as round 2 ends."""
     t, a, b, c = trio(ruleset)
     out = ok(t.gm("set_condition", actor=c, name="Burning", stacks=3, until="rounds", rounds=2))
-    assert out.events[-1]["text"] == "The GM sets C: Burning 3, until the end of round 2."
+    assert said(out.events[-1]) == "The GM sets C: Burning 3, until the end of round 2."
     while t.state.round < 2:
         end(t)
     assert names(t, c) == ["Burning 3"]
@@ -80,7 +81,7 @@ def test_setting_again_changes_it_and_stacks_zero_clears_it(ruleset):
     assert names(t, b) == ["bleeding 4"]
     assert t.c(b).effects[0].expires == "never"
     out = ok(t.gm("set_condition", actor=b, name="Bleeding", stacks=0))
-    assert out.events[-1]["text"] == "The GM clears Bleeding from B."
+    assert said(out.events[-1]) == "The GM clears Bleeding from B."
     assert names(t, b) == []
 
 

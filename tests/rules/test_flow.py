@@ -15,6 +15,7 @@ import pytest
 from combat.rules import get_ruleset
 from combat.rules.state import Effect, Encounter
 from combat.rules.table import Table
+from tests.said import said
 
 RULESETS = ["action_points", "action_ladder", "initiative_passes"]
 
@@ -182,7 +183,7 @@ def test_the_gm_types_an_initiative_by_hand(ruleset):
     a = add(t, "A", initiative=4)
     b = add(t, "B")
     ok(t.gm("set_initiative", actor=b, initiative=3))
-    assert t.log[-1]["ruling"] and "sets B's initiative to 3" in t.log[-1]["text"]
+    assert t.log[-1]["ruling"] and "sets B's initiative to 3" in said(t.log[-1])
     ok(t.gm("start_combat"))
     assert not [e for e in t.log if e["kind"] == "initiative" and e["rolls"]]
     assert t.state.order == [a, b]
@@ -207,7 +208,7 @@ def test_group_initiative_is_one_roll_for_the_group(ruleset):
     """RULINGS 2: 'one roll for the group'."""
     t, ana, g1, g2, boss = group_table(ruleset)
     rolls = [e for e in t.log if e["kind"] == "initiative"]
-    assert [e["text"].split(":")[0] for e in rolls] == ["Group Goblins rolls initiative"]
+    assert [said(e).split(":")[0] for e in rolls] == ["Group Goblins rolls initiative"]
     group = t.state.groups[t.c(g1).group]
     assert group.initiative == rolls[0]["rolls"][0]["total"]
     assert rolls[0]["rolls"][0]["expression"] == "1d10+2"
@@ -391,7 +392,7 @@ def test_nobody_standing_stops_the_rounds_until_the_gm_goes_on(ruleset):
     a = add(t, "A", initiative=5, hp=3)
     ok(t.gm("start_combat"))
     ok(t.gm("damage", actor=a, amount=9))
-    assert t.state.turn is None and "Nobody is left standing" in t.log[-1]["text"]
+    assert t.state.turn is None and "Nobody is left standing" in said(t.log[-1])
     assert not t.gm("begin_round").ok
     refused(t, "nobody_standing")
     ok(t.gm("revive", actor=a))
@@ -433,12 +434,12 @@ def test_effects_expire_at_turn_start_turn_end_and_round_end(ruleset):
     ]
     end(t)  # B's turn starts
     assert [e.name for e in t.c(c).effects] == ["Braced", "Smoke"]
-    assert t.log[-2]["text"] == "C: Dazzled ends."
+    assert said(t.log[-2]) == "C: Dazzled ends."
     end(t)  # B's turn ends
     assert [e.name for e in t.c(c).effects] == ["Smoke"]
     end(t)  # the round ends
     assert t.c(c).effects == []
-    assert "C: Smoke ends." in [e["text"] for e in t.log]
+    assert "C: Smoke ends." in [said(e) for e in t.log]
 
 
 # --- GM rulings (RULINGS 5 and 6) -----------------------------------------------------
@@ -451,7 +452,7 @@ def test_the_gm_grants_an_action_at_no_cost_as_a_ruling(ruleset):
     res = dict(t.c(a).res)
     out = ok(t.gm("grant", actor=a, action=key))
     assert t.c(a).res == res
-    assert out.events[0]["ruling"] and "grants A Pull Lever at no cost" in out.events[0]["text"]
+    assert out.events[0]["ruling"] and "grants A Pull Lever at no cost" in said(out.events[0])
     assert not t.player("grant", actor=a, action=key).ok
     refused(t, "gm_only")
 
@@ -461,7 +462,7 @@ def test_the_gm_adjusts_a_resource_as_a_ruling(ruleset):
     t, a, b, c = three(ruleset)
     out = ok(t.gm("adjust", actor=a, resource="hp", value=4))
     assert t.c(a).hp == 4
-    assert out.events[-1]["ruling"] and out.events[-1]["text"] == "The GM sets A's hp to 4."
+    assert out.events[-1]["ruling"] and said(out.events[-1]) == "The GM sets A's hp to 4."
     for key in t.c(a).res:
         if not key.endswith("_max"):
             out = ok(t.gm("adjust", actor=a, resource=key, value=0))
@@ -480,7 +481,7 @@ def test_the_gm_sets_costs_for_everyone_or_one_combatant(ruleset):
     ok(t.gm("set_cost", action=key, cost=0, actor=b))
     assert rs.action(t.state, key, t.c(b)).cost == 0
     assert rs.action(t.state, key, t.c(a)).cost == 2
-    assert "for B" in t.log[-1]["text"]
+    assert "for B" in said(t.log[-1])
     assert not t.gm("set_cost", action="no_such_thing", cost=1).ok
     refused(t, "unknown_action")
 
@@ -492,7 +493,7 @@ def test_custom_actions_are_added_used_and_removed(ruleset):
     assert t.log[-1]["ruling"]
     assert key in get_ruleset(ruleset).catalogue(t.state)
     out = ok(t.act(a, key, text="the portcullis drops"))
-    assert "Pull Lever" in out.events[0]["text"] and "portcullis" in out.events[0]["text"]
+    assert "Pull Lever" in said(out.events[0]) and "portcullis" in said(out.events[0])
     assert not t.gm("add_custom_action", name="Pull Lever", cost=1).ok
     refused(t, "duplicate")
     ok(t.gm("remove_custom_action", action=key))
@@ -557,7 +558,7 @@ def test_rolls_are_logged_with_each_die(ruleset):
     dice = roll["terms"][0]["results"]
     assert roll["expression"] == "3d6+2" and len(dice) == 3
     assert roll["total"] == sum(dice) + 2
-    assert out.events[0]["text"].startswith(f"A rolls Climb: 3d6+2: {dice} + 2 = ")
+    assert said(out.events[0]).startswith(f"A rolls Climb: 3d6+2: {dice} + 2 = ")
     assert not out.events[0]["gm_only"]
 
 
@@ -753,7 +754,7 @@ def test_a_group_member_going_first_puts_back_the_others_turn_start(ruleset):
     out = ok(t.gm("take_turn", actor=g2))
     assert [e.name for e in t.c(g1).effects] == ["Braced"]
     assert [e.name for e in t.c(ana).effects] == ["Marked"]
-    assert "Goblin 2 goes before Goblin 1" in " ".join(e["text"] for e in out.events)
+    assert "Goblin 2 goes before Goblin 1" in " ".join(said(e) for e in out.events)
     out = ok(t.gm("end_turn"))
     assert t.state.turn == g1 and not t.c(g1).effects and not t.c(ana).effects
     assert [e["kind"] for e in out.events].count("effect_ends") == 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from combat.rules.table import Table
+from tests.said import said
 
 from .test_flow import RULESETS, add, ok, passes
 
@@ -39,8 +40,8 @@ def test_healing_a_defeated_combatant_revives_it_and_logs_it(ruleset):
     assert t.c(c).defeated
     out = ok(t.gm("heal", actor=c, amount=3))
     assert not t.c(c).defeated and t.c(c).hp == 3
-    said = [e["text"] for e in out.events]
-    assert "C is back on their feet." in said
+    lines = [said(e) for e in out.events]
+    assert "C is back on their feet." in lines
     assert out.events[-1]["kind"] == "revived" and out.events[-1]["ruling"]
 
 
@@ -96,6 +97,6 @@ def test_first_aid_revives_a_defeated_ally():
     assert t.c(b).defeated
     out = ok(t.act(a, "administer", target=b))
     assert t.c(b).hp == 3 and not t.c(b).defeated
-    assert "Bo is back on their feet." in [e["text"] for e in out.events]
+    assert "Bo is back on their feet." in [said(e) for e in out.events]
     ok(t.gm("end_turn"))
     assert t.state.turn == b

@@ -12,6 +12,7 @@ import pytest
 from combat.rules import apply, flow, new_encounter
 from combat.rules.table import Table
 from combat.rules.view import redacted
+from tests.said import said
 
 RULESETS = ["action_points", "action_ladder", "initiative_passes"]
 
@@ -119,7 +120,7 @@ def test_an_effect_naming_a_hidden_combatant_shows_no_id(ruleset):
     )
     seen = redacted(t.state, "player")["combatants"][ana]
     [effect] = seen["effects"]
-    assert effect["text"] == "Grappled" and effect["detail"] == {}
+    assert said(effect) == "Grappled" and effect["detail"] == {}
     assert effect["until_of"] is None
     assert troll not in repr(seen) and "Troll" not in repr(seen)
     assert "seq" not in seen and "tie" not in seen

@@ -19,6 +19,7 @@ from combat.rules import apply, get_ruleset, new_encounter
 from combat.rules.catalogue import ANY_TIME
 from combat.rules.state import Encounter
 from combat.rules.table import Table
+from tests.said import said
 
 from .placeholders import real_ids
 
@@ -100,7 +101,7 @@ def turn_events(t: Table) -> list[tuple[int, int, str]]:
     out = []
     for e in t.log:
         if e["kind"] == "turn":
-            text = e["text"]
+            text = said(e)
             pass_no = int(text.split("pass ")[1].rstrip(").")) if "pass " in text else 1
             out.append((e["round"], pass_no, e["actor"]))
     return out
@@ -127,7 +128,7 @@ def test_ap_is_restored_at_the_start_of_each_round():
     end(t, ogre)  # holds
     assert t.state.round == 2 and t.state.turn == ana
     assert ap(t, ana) == 3
-    assert "Round 2: every combatant's AP is restored to its maximum." in [e["text"] for e in t.log]
+    assert "Round 2: every combatant's AP is restored to its maximum." in [said(e) for e in t.log]
 
 
 def test_ap_is_not_restored_at_the_start_of_a_turn():
@@ -236,7 +237,7 @@ def test_unspent_ap_is_kept_for_later_passes():
     end(t, bob)
     ok(t.act(ogre, "open_door", by="gm"))
     ok(t.gm("end_turn"))
-    assert t.log[-2]["text"] == "Pass 2 of round 1 begins."
+    assert said(t.log[-2]) == "Pass 2 of round 1 begins."
     assert (t.state.round, t.state.pass_no, t.state.turn, ap(t, ana)) == (1, 2, ana, 2)
 
 
@@ -285,7 +286,7 @@ def test_the_round_ends_when_a_pass_finishes_and_nobody_is_eligible():
     ok(t.act(bob, "reload"))  # pass 2: only Bob
     assert t.state.pass_no == 2
     end(t, bob)
-    texts = [e["text"] for e in t.log]
+    texts = [said(e) for e in t.log]
     last = texts.index("Round 1 ends.")
     assert texts[last - 1] == "Bob ends the turn."  # no pass 3: nobody has AP to act
     assert texts[last + 1] == "Round 2 begins."
@@ -316,7 +317,7 @@ def test_hold_keeps_the_rest_for_interrupts_only():
     ok(t.player("hold", actor=ana))
     assert t.c(ana).held and ap(t, ana) == 2
     assert "Ana holds: 2 AP kept for Interrupts only, no more turns this round." in [
-        e["text"] for e in t.log
+        said(e) for e in t.log
     ]
     ok(t.act(bob, "reload"))
     end(t, bob)
@@ -335,7 +336,7 @@ def test_ending_a_turn_without_spending_ap_counts_as_holding():
     ok(t.act(ana, "speak", text="Now!"))
     end(t, ana)
     assert t.c(ana).held and ap(t, ana) == 3
-    assert t.log[-2]["text"] == (
+    assert said(t.log[-2]) == (
         "Ana spent no AP this turn, which counts as holding: 3 AP "
         "kept for Interrupts, no more turns this round."
     )
@@ -375,10 +376,10 @@ def test_an_interrupt_is_paid_from_remaining_ap_outside_ones_turn():
     t, ana, bob, ogre = table()
     out = ok(t.act(bob, "attack", target=ogre))
     assert ap(t, bob) == 1 and t.state.turn == ana
-    assert "Bob: Attack (Interrupt, 2 AP) on Ogre" in out.events[0]["text"]
+    assert "Bob: Attack (Interrupt, 2 AP) on Ogre" in said(out.events[0])
     assert out.events[0]["data"]["interrupt"] is True
     out = ok(t.act(bob, "use_device", text="the lift"))
-    assert out.events[0]["text"] == "Bob takes Use a Device (Interrupt, 1 AP): the lift."
+    assert said(out.events[0]) == "Bob takes Use a Device (Interrupt, 1 AP): the lift."
     assert ap(t, bob) == 0
 
 
@@ -472,7 +473,7 @@ def test_seize_the_moment_costs_1_grit_and_acts_at_the_top():
     assert t.state.phase == "seize" and t.state.round == 0
     out = ok(t.gm("seize", actor=ogre))
     assert t.c(ogre).res["grit"] == 1
-    assert out.events[0]["text"] == (
+    assert said(out.events[0]) == (
         "Ogre spends 1 Grit to Seize the Moment and will act first in round 1."
     )
     assert t.state.order == [ogre, ana, bob]  # shown before the round begins
@@ -539,13 +540,13 @@ def test_the_seize_window_opens_between_rounds_only_while_someone_has_grit():
     """RULINGS Initiative Passes 5: 'between rounds (before the first turn of the round)
     any combatant with Grit may spend 1'."""
     t, ana, bob, ogre = table(bob={"grit": 1})
-    assert t.log[-1]["text"] == "Before round 1: anyone with Grit may Seize the Moment."
+    assert said(t.log[-1]) == "Before round 1: anyone with Grit may Seize the Moment."
     ok(t.gm("begin_round"))  # nobody seizes
     end(t, ana)
     end(t, bob)
     ok(t.gm("end_turn"))
     assert t.state.phase == "seize"
-    assert t.log[-1]["text"] == "Before round 2: anyone with Grit may Seize the Moment."
+    assert said(t.log[-1]) == "Before round 2: anyone with Grit may Seize the Moment."
     ok(t.player("seize", actor=bob))
     ok(t.gm("begin_round"))
     assert (t.state.round, t.state.turn) == (2, bob)
@@ -579,7 +580,7 @@ def test_player_seizers_order_themselves_and_the_gm_orders_npc_seizers():
     ok(t.gm("seize", actor=ogre))
     assert t.state.order == [ana, bob, imp, ogre]  # in the order they were declared
     out = ok(t.player("reorder", actor=bob, direction="up"))
-    assert out.events[0]["text"] == "Bob moves up among those who Seize the Moment."
+    assert said(out.events[0]) == "Bob moves up among those who Seize the Moment."
     assert not out.events[0]["ruling"]
     ok(t.gm("reorder", actor=ogre, direction="up"))
     assert t.log[-1]["ruling"]
@@ -611,7 +612,7 @@ def test_group_members_share_a_slot_in_every_pass_and_track_their_own_ap():
     d2 = t.gm("add_combatant", name="Drone 2", group="Drones")
     ok(t.gm("start_combat"))
     rolls = [e for e in t.log if e["kind"] == "initiative"]
-    assert len(rolls) == 1 and rolls[0]["text"].startswith("Group Drones rolls initiative")
+    assert len(rolls) == 1 and said(rolls[0]).startswith("Group Drones rolls initiative")
     ok(t.act(ana, "reload"))
     end(t, ana)
     ok(t.gm("take_turn", actor=d2))
@@ -687,9 +688,7 @@ def test_an_attack_rolls_attack_against_defence_and_deals_damage():
     t, ana, bob, ogre = table()
     out = ok(t.act(ana, "attack", target=ogre))
     e = out.events[0]
-    assert e["text"] == (
-        "Ana: Attack (2 AP) on Ogre, 51 against melee defence 1: hit for 5 damage."
-    )
+    assert said(e) == ("Ana: Attack (2 AP) on Ogre, 51 against melee defence 1: hit for 5 damage.")
     assert [r["expression"] for r in e["rolls"]] == ["1d1+50", "1d1", "1d1+4"]
     assert t.c(ogre).hp == 35 and ogre in t.c(ana).engaged
     t.c(bob).stats.clear()
@@ -702,7 +701,7 @@ def test_a_specific_action_can_state_another_cost():
     categories.' RULINGS Initiative Passes 6."""
     t, ana, bob, ogre = table()
     ok(t.gm("set_cost", action="hack", cost=3))
-    assert t.log[-1]["text"] == "The GM sets the cost of Hack under Pressure to 3 AP."
+    assert said(t.log[-1]) == "The GM sets the cost of Hack under Pressure to 3 AP."
     ok(t.act(ana, "hack"))
     assert ap(t, ana) == 0
 
@@ -736,7 +735,7 @@ def test_normal_movement_is_free_and_provokes_nothing():
     ok(t.player("engage", actor=ana, target=ogre))
     for _ in range(3):
         out = ok(t.act(ana, "move"))
-    assert out.events[0]["text"] == "Ana moves (no AP)."
+    assert said(out.events[0]) == "Ana moves (no AP)."
     assert ap(t, ana) == 3 and t.state.pending == [] and t.c(ana).engaged == []
     assert t.c(ogre).engaged == []
 
@@ -767,7 +766,7 @@ def test_gm_rulings_are_logged():
     out = ok(t.gm("grant", actor=ana, action="attack", options={"target": ogre}))
     assert out.events[0]["ruling"] and ap(t, ana) == 3
     ok(t.gm("adjust", actor=ana, resource="ap", value=1))
-    assert ap(t, ana) == 1 and t.log[-1]["text"] == "The GM sets Ana's ap to 1."
+    assert ap(t, ana) == 1 and said(t.log[-1]) == "The GM sets Ana's ap to 1."
     assert not t.gm("adjust", actor=ana, resource="ap", value=4).ok
     assert "between 0 and 3" in refused(t, "bad_option")
     ok(t.gm("adjust", actor=bob, resource="grit", value=2))

@@ -6,6 +6,8 @@ sentence. Dice are made predictable as in test_action_ladder.
 
 from __future__ import annotations
 
+from tests.said import said
+
 from .test_action_ladder import add_effect, duel, effects, end, fighter, ok, refused, res, texts
 from .test_action_points import table
 
@@ -22,8 +24,8 @@ def test_action_points_tells_the_gm_when_an_opportunity_attack_is_skipped():
     assert t.state.pending == []
     notice = next(e for e in out.events if e["kind"] == "gm_notice")
     assert notice["gm_only"]
-    assert "Ogre gets no Opportunity Attack on Ana" in notice["text"]
-    assert "no damage stat" in notice["text"]
+    assert "Ogre gets no Opportunity Attack on Ana" in said(notice)
+    assert "no damage stat" in said(notice)
 
 
 def test_running_start_cannot_exceed_the_metres_moved_this_turn():

@@ -7,6 +7,7 @@ sentence. Dice are made predictable as in test_action_ladder and test_action_poi
 from __future__ import annotations
 
 from combat.rules.view import windows_for
+from tests.said import said
 
 from .test_action_ladder import duel, end, fighter, ok, refused, res, texts, trio
 
@@ -111,7 +112,7 @@ def test_hidden_interrupters_window_is_the_gms_alone():
     assert kinds(t) == ["interrupt"]
     assert windows_for(t.state, "player") == []
     assert len(windows_for(t.state, "gm")) == 1
-    assert all(e["gm_only"] for e in out.events if "Bo" in e["text"])
+    assert all(e["gm_only"] for e in out.events if "Bo" in said(e))
     msg = refused(t.player("end_turn", actor=a), "waiting_for_reactions")
     assert msg == "Waiting for the GM."
 

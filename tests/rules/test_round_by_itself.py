@@ -5,6 +5,8 @@ Each test quotes the rule sentence it follows.
 
 from __future__ import annotations
 
+from tests.said import said
+
 from .test_initiative_passes import end, ok, table
 
 
@@ -17,7 +19,7 @@ def test_with_no_grit_the_next_round_begins_by_itself_and_the_log_says_why():
     ok(t.gm("hold", actor=ana))
     ok(t.gm("hold", actor=bob))
     ok(t.gm("hold", actor=ogre))
-    texts = [e["text"] for e in t.log]
+    texts = [said(e) for e in t.log]
     i = texts.index("Round 1 ends.")
     assert texts[i + 1 : i + 3] == [
         "Round 2 begins.",
@@ -47,4 +49,4 @@ def test_while_someone_standing_has_grit_the_gm_still_begins_the_round():
     t, ana, bob, ogre = table(bob={"grit": 1})
     assert t.state.phase == "seize"
     ok(t.gm("begin_round"))
-    assert not any("began by itself" in e["text"] for e in t.log)
+    assert not any("began by itself" in said(e) for e in t.log)

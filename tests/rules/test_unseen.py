@@ -13,6 +13,7 @@ from typing import Any
 
 from combat.rules.table import Table
 from combat.rules.view import GM, PLAYER, PUBLIC, availability, redacted
+from tests.said import said
 
 from .test_action_ladder import fighter, ok, refused
 
@@ -69,14 +70,14 @@ def test_the_player_answers_the_unseen_attack_and_it_resolves():
     assert t.state.pending == []
     assert t.c(ana).res["bonus"] == 1  # the Dodge's Bonus Action
     [attack] = [e for e in out.events if e["kind"] == "attack"]
-    assert "Dodge" in attack["text"] and attack["data"]["target"] == ana
-    assert attack["gm_only"] and LURKER in attack["text"]
+    assert "Dodge" in said(attack) and attack["data"]["target"] == ana
+    assert attack["gm_only"] and LURKER in said(attack)
     # Its words for those who cannot see the Lurker: the defence and its outcome, with
     # Ana's own rolls (defence, Dodge) and none of the Lurker's.
     unseen = attack["unseen"]
     assert unseen["hides"] == [lurker]
-    assert unseen["text"].startswith("Someone unseen: Attack on Ana, against melee defence ")
-    assert "Dodge" in unseen["text"] and not leaks([unseen["text"], unseen["rolls"]], lurker)
+    assert said(unseen).startswith("Someone unseen: Attack on Ana, against melee defence ")
+    assert "Dodge" in said(unseen) and not leaks([said(unseen), unseen["rolls"]], lurker)
     assert len(unseen["rolls"]) == 2 and unseen["rolls"] == attack["rolls"][1:3]
 
 
@@ -131,7 +132,7 @@ def test_a_condition_until_a_hidden_combatants_turn_lasts_until_the_end_of_a_tur
         assert effect["expires"] == "turn_end"
         assert effect["until_of"] is None and effect["until_unseen"] is True
         assert effect["lasts"] == "until the end of a turn"
-        assert effect["text"] == "Bleeding 2" and effect["detail"]["stacks"] == 2
+        assert said(effect) == "Bleeding 2" and effect["detail"]["stacks"] == 2
     # Revealed, it names whose turn again.
     ok(t.gm("reveal", actor=lurker))
     [effect] = redacted(t.state, PLAYER)["combatants"][ana]["effects"]
@@ -173,13 +174,13 @@ def test_action_points_parry_against_someone_unseen_is_told_without_the_attacker
     [w] = t.state.pending
     out = ok(t.player("react", actor=ana, window=w.id, options={"reaction": "parry"}))
     [attack] = [e for e in out.events if e["kind"] == "attack"]
-    assert attack["gm_only"] and LURKER in attack["text"]
+    assert attack["gm_only"] and LURKER in said(attack)
     unseen = attack["unseen"]
     assert unseen["hides"] == [lurker]
-    assert unseen["text"] == (
+    assert said(unseen) == (
         "Someone unseen: Empowered Attack on Ana, against melee defence 3 (Parry +2): "
         "hit for 5 damage."
     )  # not "(+1 to hit, +0 damage) for 2 AP": the attacker's own choices
     assert unseen["rolls"] == [attack["rolls"][1]]  # Ana's defence roll
-    assert not leaks([unseen["text"], unseen["rolls"]], lurker)
+    assert not leaks([said(unseen), unseen["rolls"]], lurker)
     assert t.c(ana).hp == 25

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+from combat import words
 from combat.rules.table import Table
 from combat.rules.view import availability, redacted
+from tests.said import said
 
 STATS = {"attack": "1d20+7", "damage": "1d6", "defend": "1d20"}
 
@@ -98,5 +100,6 @@ def test_damage_events_carry_words_without_the_amount():
     ogre = t.gm("add_combatant", name="Ogre", hp=30)
     events = t.gm("damage", actor=ogre, amount=7).events
     [line] = [e for e in events if e["kind"] == "damage"]
-    assert line["text"] == "Ogre takes 7 damage."
-    assert line["health"]["of"] == [ogre] and line["health"]["text"] == "Ogre takes damage."
+    assert said(line) == "Ogre takes 7 damage."
+    reader = words.Reader.of(False, veiled=[ogre])
+    assert words.text(line, reader) == "Ogre takes damage."

@@ -23,6 +23,7 @@ from django.conf import settings as django_settings
 from django.test import Client
 
 from combat.models import Encounter, LogEntry
+from tests.said import said
 
 from .conftest import Table, snapshot
 from .sockets import build, connect, socket, until_closed
@@ -41,7 +42,7 @@ def test_a_players_roll_is_logged_under_their_combatant(table: Table):
     assert r.status_code == 200
     entry = table.enc.log.order_by("-seq").first()
     assert entry is not None
-    text = entry.events[0]["text"]
+    text = said(entry.events[0])
     assert text.startswith("Ana rolls") and "GM" not in text, text
     page = p1.get(f"/p/{table.seat1.token}/").content.decode()
     assert "Ana rolls 1d1+2" in page and "The GM rolls" not in page

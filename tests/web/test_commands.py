@@ -8,6 +8,7 @@ from django.test import Client
 from combat import services
 from combat.access import seat_viewer
 from combat.models import LogEntry, Seat
+from tests.said import said
 
 from .conftest import HIDDEN, TableFixture
 
@@ -167,7 +168,7 @@ def test_gm_grants_a_free_action_logged_as_a_ruling(fight: TableFixture):
     assert r.status_code == 200
     enc = fight.refresh()
     assert enc.state["combatants"][fight.ana]["res"]["ap"] == 3
-    assert any(e["ruling"] and "grants" in e["text"] for e in enc.log.order_by("-seq")[0].events)
+    assert any(e["ruling"] and "grants" in said(e) for e in enc.log.order_by("-seq")[0].events)
 
 
 def test_gm_adjusts_a_resource(fight: TableFixture):

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from combat import screens, services
 from combat.access import gm_viewer
 from combat.models import LogEntry
+from tests.said import said
 
 from .conftest import TableFixture
 
@@ -44,7 +45,7 @@ def test_the_new_entry_is_shown_as_written_without_reading_it_back(fight: TableF
     stored = enc.log.order_by("-seq").first()
     assert entries[0].seq == stored.seq
     assert entries[0].events == stored.events
-    assert "3" in entries[0].events[0]["text"]
+    assert "3" in said(entries[0].events[0])
 
 
 def test_an_entry_rolled_back_never_reaches_the_log(fight: TableFixture):
