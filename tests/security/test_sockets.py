@@ -16,7 +16,7 @@ from combat import services
 from combat.access import gm_viewer
 from combat.models import Encounter
 
-from ..markers import answered_before_refusal
+from ..markers import answered_before_refusal, before_resync
 from .conftest import Spy
 from .recipes import ALL_COMMANDS, RECIPES
 from .sockets import (
@@ -208,6 +208,9 @@ async def test_a_frame_over_64_kib_is_refused_in_words_and_changes_nothing(spy: 
     before = await db_snapshot()
     comm = socket(f"/ws/p/{t.seat1.token}/")
     await connect(comm)
+    # Connecting tells the GM who is here after sending the view; the socket answers a
+    # resync only once that is done.
+    await before_resync(comm)
     calls = spy.count()
     big = '{"type": "resync", "pad": "' + "x" * (65 * 1024) + '"}'
     await comm.send_to(text_data=big)
