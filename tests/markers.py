@@ -95,3 +95,29 @@ async def pushed_or_closed(comm: WebsocketCommunicator, group: str) -> tuple[lis
         if frame == marker:
             return frames, False
         frames.append(frame)
+
+
+# A message over the consumer's 64 KiB limit is refused before the token bucket is asked
+# (combat/consumers.py), so even a socket that has spent its burst gets the answer.
+TOO_BIG = '{"type": "resync", "pad": "' + "x" * (65 * 1024) + '"}'
+
+
+async def answered_before_refusal(comm: WebsocketCommunicator) -> list[str]:
+    """Every frame the socket sent before answering a message sent now, which it refuses
+    (the notice that a message was too big, then the close).
+
+    A socket's consumer handles what its page sends one message at a time, in order: what
+    it answered to the messages sent before this one is all in front of the notice. The
+    socket is closed after it, so this is a test's last look at a socket. (Pushes travel
+    another way; count those with `pushed_so_far`.)"""
+    await comm.send_to(text_data=TOO_BIG)
+    frames = []
+    while True:
+        out = await comm.receive_output(timeout=TIMEOUT)
+        assert out["type"] == "websocket.send", f"closed before the notice, after {frames}"
+        frame = out.get("text") or ""
+        if 'data-testid="socket-too-big"' in frame:
+            closed = await comm.receive_output(timeout=TIMEOUT)
+            assert closed["type"] == "websocket.close", closed
+            return frames
+        frames.append(frame)

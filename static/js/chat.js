@@ -5,6 +5,8 @@
  * - Once the server says "Sent." (data-chat-sent in #chat-status) the box is emptied.
  * - A message that reached the page twice (a push crossing the whole view sent on
  *   reconnecting) is kept once.
+ * - The GM's "To" list follows the seats pushed in #seats (added, renamed, revoked),
+ *   keeping what the GM has chosen.
  * No inline script and no eval: the Content-Security-Policy allows neither.
  */
 (function () {
@@ -147,6 +149,45 @@
     }
   });
 
+  // The GM's "To" list: one option per open seat, as the pushed list of links says
+  // (data-chat-seat on each). Options are added, renamed and removed in place, so what
+  // the GM has selected stays selected; nothing is touched when nothing changed (this
+  // runs on every change to the page).
+  function syncRecipients() {
+    var select = document.getElementById("chat-to");
+    var list = document.getElementById("seats");
+    if (!select || !select.multiple || !list) {
+      return;
+    }
+    var seats = list.querySelectorAll("[data-chat-seat]");
+    var wanted = {};
+    Array.prototype.forEach.call(seats, function (li) {
+      wanted[li.getAttribute("data-chat-seat")] = li.getAttribute("data-chat-name") || "";
+    });
+    Array.prototype.slice.call(select.options).forEach(function (option) {
+      if (/^\d+$/.test(option.value) && !(option.value in wanted)) {
+        option.remove();
+      }
+    });
+    Array.prototype.forEach.call(seats, function (li) {
+      var id = li.getAttribute("data-chat-seat");
+      var name = wanted[id];
+      var option = select.querySelector('option[value="' + id + '"]');
+      if (!option) {
+        option = document.createElement("option");
+        option.value = id;
+        select.appendChild(option);
+      }
+      if (option.textContent !== name) {
+        option.textContent = name;
+      }
+    });
+    var size = String(seats.length + 2);
+    if (select.getAttribute("size") !== size) {
+      select.setAttribute("size", size);
+    }
+  }
+
   function start() {
     var status = document.getElementById("chat-status");
     if (status) {
@@ -157,9 +198,11 @@
       scroller.scrollTop = scroller.scrollHeight; // the latest messages first in view
     }
     var table = document.getElementById("table") || document.body;
+    syncRecipients();
     new MutationObserver(function (records) {
       dedupe(records);
       showFold();
+      syncRecipients();
     }).observe(table, { childList: true, subtree: true });
   }
 

@@ -68,6 +68,8 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
             ]
             started = services.run_command(enc.pk, gm_viewer(enc), {"type": "start_combat"})
             assert started.ok, started.refusal
+            if name == "chat":  # the table talk scenario: spectators read it too
+                services.set_chat_spectators(enc.pk, True)
             enc.refresh_from_db()
             assert enc.state["turn"] == pcs[0], enc.state["turn"]
             made.append(

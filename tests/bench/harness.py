@@ -15,6 +15,11 @@ its POST was sent to the moment the LAST client of the table had it. A version
 a client never received as its own frame (skipped or never reached) is a lost
 update.
 
+`ChatTable` is a live table whose people talk instead of playing: each message is
+numbered in its text, and a client "has" message n from the first frame carrying it (the
+message pushed alone, or a whole view that lists it). Its latency is from the POST to the
+last client having it; a message some client never had is lost.
+
 `StockTable` is the same layout against the stock baseline (tests/bench/baseline_asgi).
 """
 
@@ -24,6 +29,7 @@ import asyncio
 import contextlib
 import json
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,13 +64,18 @@ class Client:
     superseded: int = 0  # versions jumped over by a view that covers them
     ws: WebSocket | None = None
     next_beat: float = 0.0
+    said: set[int] = field(default_factory=set)  # table talk: the messages it has had
 
     def handler(self, counters: Counters) -> Callable[[bytes, float], None]:
         reach = self.table.reach
+        table = self.table
+        talk = table.heard if isinstance(table, ChatTable) else None
 
         def on_message(payload: bytes, t: float) -> None:
             counters.frames += 1
             counters.bytes += len(payload)
+            if talk is not None:
+                talk(self, payload, t, counters)
             v = frame_version(payload)
             if v is None:
                 return
@@ -124,6 +135,10 @@ class Table:
 
     async def step(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def settled(self) -> bool:
+        """Has every client what was sent?"""
+        return all(c.maxv >= self.version for c in self.clients)
 
     def outcome(self) -> tuple[list[float], int, int]:
         """(latencies in seconds, lost updates, actions) over the versions sent in the run.
@@ -209,6 +224,60 @@ class LiveTable(Table):
         self.sent[self.version] = t
         self.answered[self.version] = answered
         self.advance()
+
+
+# The number a benchmark message carries in its text (escaping leaves it as it is).
+_SAID = re.compile(rb"bench-said-(\d+)-")
+
+
+@dataclass
+class ChatTable(LiveTable):
+    """A live table whose GM and players take turns saying something to everyone."""
+
+    said: int = 0  # messages posted so far (over every run: numbers are never reused)
+
+    def speakers(self) -> list[tuple[Browser, str]]:
+        assert self.gm is not None
+        seats = self.info["seats"]
+        return [(self.gm, f"/enc/{self.enc_id}/chat/")] + [
+            (b, f"/p/{seat['token']}/chat/") for b, seat in zip(self.players, seats, strict=True)
+        ]
+
+    async def step(self) -> None:
+        # In turn, so that no one passes the per-person limit (5 messages in 10 s).
+        speakers = self.speakers()
+        browser, path = speakers[self.said % len(speakers)]
+        self.said += 1
+        n = self.said
+        t = time.perf_counter()
+        self.sent[n] = t
+        r = await browser.htmx_post(path, {"text": f"bench-said-{n}- hold the line", "to": "all"})
+        self.answered[n] = time.perf_counter() - t
+        if r.status != 200 or b"data-chat-sent" not in r.body:
+            del self.sent[n]
+            self.refused.append(f"chat: HTTP {r.status} {r.text[:200]}")
+            raise RuntimeError(f"{self.name}: message refused: {self.refused[-1]}")
+
+    def heard(self, client: Client, payload: bytes, t: float, counters: Counters) -> None:
+        found = False
+        for m in _SAID.finditer(payload):
+            n = int(m.group(1))
+            if n in client.said:
+                continue
+            found = True
+            client.said.add(n)
+            r = self.reach.get(n)
+            if r is None:
+                self.reach[n] = [1, t]
+            else:
+                r[0] += 1
+                r[1] = t
+        if found:  # a message pushed (or a whole view bringing one): its size is counted
+            counters.versioned += 1
+            counters.versioned_bytes += len(payload)
+
+    def settled(self) -> bool:
+        return all(n in c.said for n in self.sent for c in self.clients)
 
 
 @dataclass

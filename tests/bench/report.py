@@ -30,6 +30,7 @@ SCENARIO_TITLES = {
     "stream100": "streamed table + 100 spectators at 10 actions/s",
     "stream500": "streamed table + 500 spectators at 10 actions/s",
     "fleet": "{tables} tables x 10 clients at 1 action/s each",
+    "chat": "table talk: 1 GM, 6 players, 10 spectators, 2 messages/s to everyone",
 }
 
 Check = Callable[[dict[str, Any], dict[str, Any] | None], bool | None]
@@ -73,6 +74,8 @@ TARGETS: dict[str, dict[str, tuple[str, Check]]] = {
         "kb_per_connection": ("≤ 40", _le("kb_per_connection", 40)),
     },
     "fleet": {"p95_ms": ("≤ 30", _le("p95_ms", 30))},
+    # Issue 32: a message reaches everyone in under a second.
+    "chat": {"p95_ms": ("≤ 1000", _le("p95_ms", 1000)), "lost": ("0", _none_lost)},
 }
 
 

@@ -50,6 +50,7 @@ class Scenario:
     quick_actions: int  # per table, quick run
     group: str = "stream"  # scenarios of a group share their tables, growing in spectators
     quick_tables: int | None = None  # fewer tables in quick mode
+    talk: bool = False  # the people talk (table talk) instead of playing
 
     def count(self, quick: bool) -> int:
         return self.quick_actions if quick else self.actions
@@ -69,6 +70,19 @@ SCENARIOS = {
         ),
         Scenario(
             "fleet", "50 tables x 10 clients, 1 action/s each", 50, 3, 1.0, 30, 3, "fleet", 10
+        ),
+        # Every message said to everyone: GM, 6 players and 10 spectators (the GM lets
+        # spectators read). 2 messages/s keeps each of the 7 speakers under 5 in 10 s.
+        Scenario(
+            "chat",
+            "table talk: 1 GM, 6 players, 10 spectators, 2 messages/s",
+            1,
+            10,
+            2.0,
+            60,
+            20,
+            "chat",
+            talk=True,
         ),
     ]
 }
@@ -261,7 +275,7 @@ async def _settle(tables: list[harness.Table], limit: float = 20.0) -> None:
     """Wait until every client has the last version of its table (or `limit` passes)."""
     deadline = time.perf_counter() + limit
     while time.perf_counter() < deadline:
-        if all(c.maxv >= t.version for t in tables for c in t.clients):
+        if all(t.settled() for t in tables):
             break
         await asyncio.sleep(0.05)
     await asyncio.sleep(0.2)  # stragglers: a frame still in flight would be a duplicate
@@ -311,8 +325,9 @@ class Session:
                     self.gm_cookies[p] = dict(b.cookies)
                     await b.close()
             if not self.tables:
+                kind = harness.ChatTable if scenario.talk else harness.LiveTable
                 live = [
-                    harness.LiveTable(name=f"{self.group}-{i}", info=info)
+                    kind(name=f"{self.group}-{i}", info=info)
                     for i, info in enumerate(self.stack.data["tables"][self.group])
                 ]
                 await asyncio.gather(

@@ -11,6 +11,8 @@ turn round to Ana, and let her player make an Empowered Attack on the Ogre. Then
 - docs/screenshots/spectator-tv.png: the same screen on a TV (1920x1080)
 - docs/screenshots/spectator-overlay.png: the overlay a streaming program lays over its
   video (`?overlay=1&show=turn,order,log`, 1920x1080, transparent)
+
+and, in a test of its own, the table talk: docs/screenshots/chat-gm.png and chat-phone.png.
 """
 
 from __future__ import annotations
@@ -172,6 +174,76 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
         )
         names = ("gm", "player", "player-phone", "spectator", "spectator-tv", "spectator-overlay")
         for name in names:
+            png = SCREENSHOTS / f"{name}.png"
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+
+        for p in people:
+            p.assert_never_reloaded()
+            p.assert_no_errors()
+    finally:
+        for p in people:
+            p.context.close()
+
+
+def test_screenshots_of_table_talk(browser, live_server_url, transactional_db):
+    """docs/screenshots/chat-gm.png: the GM console with the table talk in view, holding a
+    whisper to Ana's player, a roll and the players' words (1280x800);
+    docs/screenshots/chat-phone.png: the same talk on Ana's phone (390x844), the whisper
+    to her included (Bram's page is checked not to have it)."""
+    out = io.StringIO()
+    call_command("seed_demo", stdout=out, no_color=True)
+    links = demo_links(out.getvalue(), "action_points")
+    base = live_server_url
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    gm = open_person(browser, "gm", "GM", **DESKTOP)
+    phone = open_person(browser, "player", "Player 1 (phone)", **PHONE)
+    bram = open_person(browser, "player", "Player 2", **DESKTOP)
+    people = [gm, phone, bram]
+
+    def say(person, text: str, to: list[str] | None = None) -> None:
+        page = person.page
+        if to is not None:
+            page.get_by_test_id("chat-to").select_option(to)
+        box = page.get_by_test_id("chat-text")
+        box.fill(text)
+        expect(page.get_by_test_id("chat-send")).to_be_enabled()
+        box.press("Enter")
+        expect(page.get_by_test_id("chat-sent")).to_be_visible()
+        expect(box).to_have_value("")
+
+    try:
+        log_in(gm, base, links["user"], links["password"])
+        gm.navigations.clear()
+        arrive(gm, base + links["gm"])
+        arrive(phone, base + links["ana"])
+        arrive(bram, base + links["bram"])
+
+        say(phone, "I'll keep the Ogre busy on the left.")
+        say(bram, "/r 1d20+2 Perception")
+        # The GM's whisper to Ana's player alone (her seat, by name in the To list).
+        seat = gm.page.locator("#chat-to option", has_text="Player 1").get_attribute("value")
+        assert seat
+        say(gm, "Only you see it: the Ogre favours its left leg.", [seat])
+        say(gm, "Roll initiative when you are ready.", ["all"])
+        chat = phone.page.get_by_test_id("chat-messages")
+        expect(chat).to_contain_text("the Ogre favours its left leg")
+        expect(chat).to_contain_text("Roll initiative")
+        expect(bram.page.get_by_test_id("chat-messages")).to_contain_text("Roll initiative")
+        # Said after the whisper and seen by Bram: had the whisper reached him, it would be
+        # there by now.
+        assert "favours its left leg" not in bram.everything_received()
+        expect(gm.page.get_by_test_id("chat-messages")).to_contain_text("rolled")
+
+        for p in (gm, phone):
+            expect(p.page.get_by_test_id("chat-send")).to_be_enabled()  # not "Send ..." (busy)
+            p.page.evaluate("() => document.activeElement && document.activeElement.blur()")
+            # The talk in view, its latest lines at the bottom (as the page keeps them).
+            p.page.locator("#chat").evaluate("el => el.scrollIntoView({block: 'center'})")
+            p.page.locator("#chat-scroll").evaluate("el => { el.scrollTop = el.scrollHeight; }")
+        gm.page.screenshot(path=str(SCREENSHOTS / "chat-gm.png"))
+        phone.page.screenshot(path=str(SCREENSHOTS / "chat-phone.png"))
+        for name in ("chat-gm", "chat-phone"):
             png = SCREENSHOTS / f"{name}.png"
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
 

@@ -21,6 +21,7 @@ from django.test import Client
 
 from combat import consumers, presence
 
+from ..markers import is_whole_view
 from .conftest import Table, gm_socket, player_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -105,10 +106,22 @@ async def test_a_page_that_keeps_its_heartbeat_stays(table: Table, short_timeout
         asyncio.create_task(heartbeats(p1, version, stop)),
     ]
     try:
-        await asyncio.sleep(SHORT * 2.5)
-        assert await p1.receive_nothing(timeout=0.1)  # not closed, nothing sent
+        # Player 2's page opens after Player 1's and says nothing. Once the server has
+        # dropped it, Player 1's page has been open longer than a silent page may stay:
+        # only its heartbeats can have kept it.
+        p2 = player_socket(table.seat2.token)
+        await connect(p2)
+        closed = await p2.receive_output(timeout=SHORT + TIMEOUT)
+        assert closed == {"type": "websocket.close", "code": consumers.SILENT}
+        # Player 1's socket is open and was sent nothing: the first thing it gets is the
+        # answer to a resync asked now.
+        await p1.send_to(text_data=json.dumps({"type": "resync"}))
+        answer = await p1.receive_output(timeout=TIMEOUT)
+        assert answer["type"] == "websocket.send", answer
+        assert is_whole_view(answer["text"])
         rows = await database_sync_to_async(presence.rows)(table.enc.pk)
         assert ("player", table.seat1.pk) in rows
+        assert ("player", table.seat2.pk) not in rows
     finally:
         stop.set()
         await asyncio.gather(*tasks)

@@ -71,16 +71,6 @@ async def connect(comm: WebsocketCommunicator) -> str:
     return await comm.receive_from(timeout=TIMEOUT)
 
 
-async def drain(comm: WebsocketCommunicator, quiet: float = 0.3) -> list[str]:
-    frames = []
-    while not await comm.receive_nothing(timeout=quiet):
-        out = await comm.receive_output(timeout=TIMEOUT)
-        if out["type"] != "websocket.send":
-            break
-        frames.append(out.get("text") or "")
-    return frames
-
-
 async def send_json(comm: WebsocketCommunicator, data: Any) -> None:
     await comm.send_to(text_data=json.dumps(data))
 

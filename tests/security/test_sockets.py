@@ -16,6 +16,7 @@ from combat import services
 from combat.access import gm_viewer
 from combat.models import Encounter
 
+from ..markers import answered_before_refusal, before_resync
 from .conftest import Spy
 from .recipes import ALL_COMMANDS, RECIPES
 from .sockets import (
@@ -24,7 +25,6 @@ from .sockets import (
     build,
     connect,
     db_snapshot,
-    drain,
     role_socket,
     send_json,
     socket,
@@ -69,15 +69,15 @@ async def test_no_command_sent_on_any_socket_changes_anything(spy: Spy):
         for start in range(0, len(frames), PER_SOCKET):
             comm = role_socket(t, role, gm_cookie, outsider_cookie)
             assert version_of(await connect(comm)) == v0
-            await drain(comm, quiet=0.05)
             calls = spy.state_pushes()
             for frame in frames[start : start + PER_SOCKET]:
                 await send_json(comm, frame)
                 sent += 1
             # The socket answers none of them, and a heartbeat at v0 gets no new view: the
-            # server's version is still v0. (The GM may see who is connected change.)
+            # server's version is still v0. (The GM may see who is connected change.) The
+            # socket answers in order, so the answer to a last message ends what it said.
             await send_json(comm, {"type": "heartbeat", "version": v0})
-            for frame in await drain(comm, quiet=0.2):
+            for frame in await answered_before_refusal(comm):
                 assert 'id="presence"' in frame and "data-version" not in frame, (role, frame)
             assert spy.state_pushes() == calls, f"{role}: a change was pushed"
             await comm.disconnect()
@@ -208,7 +208,9 @@ async def test_a_frame_over_64_kib_is_refused_in_words_and_changes_nothing(spy: 
     before = await db_snapshot()
     comm = socket(f"/ws/p/{t.seat1.token}/")
     await connect(comm)
-    await drain(comm)
+    # Connecting tells the GM who is here after sending the view; the socket answers a
+    # resync only once that is done.
+    await before_resync(comm)
     calls = spy.count()
     big = '{"type": "resync", "pad": "' + "x" * (65 * 1024) + '"}'
     await comm.send_to(text_data=big)
@@ -249,15 +251,14 @@ async def test_malformed_frames_change_nothing_and_the_socket_goes_on():
     for batch in batches:
         comm = socket(f"/ws/p/{t.seat1.token}/")
         v0 = version_of(await connect(comm))
-        await drain(comm, quiet=0.1)
         for text in batch:
             await comm.send_to(text_data=text)
         await comm.send_to(bytes_data=b"\xff\xfe binary")
-        answers = await drain(comm, quiet=0.2)
-        # Only heartbeats naming another version get an answer: the whole view, as it was.
-        assert all(version_of(a) == v0 for a in answers)
+        # The socket goes on: it still answers a resync after all of them.
         await send_json(comm, {"type": "resync"})
-        assert version_of(await comm.receive_from(timeout=TIMEOUT)) == v0
+        answers = await answered_before_refusal(comm)
+        # Only heartbeats naming another version get an answer: the whole view, as it was.
+        assert answers and all(version_of(a) == v0 for a in answers), answers
         await comm.disconnect()
     assert await db_snapshot() == before
 
@@ -271,7 +272,6 @@ async def test_frames_that_break_the_decoder_change_nothing(frame: str):
     t, *_ = await build()
     comm = socket(f"/ws/p/{t.seat1.token}/")
     await connect(comm)
-    await drain(comm)
     await comm.send_to(text_data=frame[: 64 * 1024])
     await send_json(comm, {"type": "resync"})
     assert 'id="status"' in await comm.receive_from(timeout=TIMEOUT)
