@@ -13,6 +13,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.core.cache import cache
 from django.template.loader import render_to_string
 
 from combat import chat, presence, screens
@@ -148,10 +149,87 @@ def render_public(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.public_context(enc, state, shared)
+    return _render_public_whole(ctx, oob=oob, prev_version=prev_version, shared=shared)
+
+
+def _render_public_whole(
+    ctx: dict[str, Any], *, oob: bool, prev_version: int | None, shared: screens.Shared | None
+) -> str:
     return render_to_string(
         "combat/spectator.html#live",
         {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
     )
+
+
+# --- the spectators' push, region by region (issue 37, step 2) ---------------------------
+#
+# After a commit the spectators' view-models are built per region (screens.public_regions)
+# and each region's digest is kept in Django's cache under the version it shows, so that
+# whichever process pushes the next version finds them. Only the regions whose digest
+# differs from the previous version's are rendered and sent; with none, the frame is the
+# #sync form alone ("version moved"). Without the previous version's digests (first push,
+# a restart, evicted, or a push that covers several versions) every region is sent, which
+# is always right.
+
+REGION_DIGESTS_TTL = 120  # seconds: the next push is usually a moment later
+# Off only to compare (docs/performance.md, "Regions"): every push is the whole view.
+REGIONS = True
+
+
+def region_digests_key(encounter_id: int, audience: str, cred: str, version: int) -> str:
+    # The credential's digest keeps apart two encounters that share an id (a test
+    # database flushed between tests) and resets the comparison when the link is replaced.
+    return f"regions:{encounter_id}:{audience}:{cred}:{version}"
+
+
+def render_region(template: str, region: screens.Region) -> str:
+    """One region as an out-of-band fragment, drawn from its own view-model alone. (A card
+    is marked for swapping only when sent alone: inside its roster it is not.)"""
+    alone = {"card_oob": True} if region.partial == "card" else {}
+    return render_to_string(f"{template}#{region.partial}", {**region.model, **alone, "oob": True})
+
+
+def changed_regions(
+    regions: dict[str, screens.Region], digests: dict[str, str], before: dict[str, str] | None
+) -> list[str]:
+    """The ids of the regions to send: all of them without `before`, else those whose
+    digest differs (a card inside a roster that is sent whole goes with it)."""
+    if before is None:
+        changed = list(regions)
+    else:
+        changed = [name for name, d in digests.items() if before.get(name) != d]
+    if "roster" in changed:
+        changed = [name for name in changed if not name.startswith("roster-")]
+    return changed
+
+
+def render_public_changes(
+    enc: Encounter,
+    state: Any,
+    *,
+    prev_version: int | None,
+    shared: screens.Shared,
+    cred: str,
+) -> str:
+    """The spectators' frame for a push: the regions that changed since `prev_version`,
+    then #sync (the version shown and the version followed)."""
+    ctx = screens.public_context(enc, state, shared)
+    regions = screens.public_regions(ctx)
+    digests = {name: screens.region_digest(r) for name, r in regions.items()}
+    cache.set(region_digests_key(enc.pk, SPECTATOR, cred, enc.version), digests, REGION_DIGESTS_TTL)
+    before = None
+    if REGIONS and prev_version is not None and enc.version == prev_version + 1:
+        before = cache.get(region_digests_key(enc.pk, SPECTATOR, cred, prev_version))
+    if before is None:
+        # The whole view, as the page and the socket's first frame render it.
+        return _render_public_whole(ctx, oob=True, prev_version=prev_version, shared=shared)
+    template = "combat/spectator.html"
+    parts = [
+        render_region(template, regions[name]) for name in changed_regions(regions, digests, before)
+    ]
+    sync = {"version": enc.version, "prev_version": prev_version, "oob": True}
+    parts.append(render_to_string(f"{template}#sync", sync))
+    return "".join(parts)
 
 
 def render_presence(enc: Encounter) -> str:
@@ -221,8 +299,8 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
         cred = credential(seat.token)
         out.append((group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html, "cred": cred}))
     if public and enc.spectator_token:
-        html = render_public(enc, state, prev_version=prev, shared=shared)
         cred = credential(enc.spectator_token)
+        html = render_public_changes(enc, state, prev_version=prev, shared=shared, cred=cred)
         out.append((group_name(enc.pk, SPECTATOR), {**frame, "html": html, "cred": cred}))
     _send_all(out)
     sent = len(out)

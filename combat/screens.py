@@ -10,6 +10,7 @@ Text is never rewritten, so nothing a caller types can test a guess at a hidden 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections import OrderedDict
@@ -1109,6 +1110,56 @@ def public_context(
     ctx["last_outcome"] = last_outcome(ctx["log"])
     ctx["summary_url"] = "summary/"  # relative to /s/<token>/, as the player's
     return ctx
+
+
+@dataclass(frozen=True)
+class Region:
+    """One region of a screen: the partial that draws it, the small view-model it is drawn
+    from (plain JSON values), and what is compared between two versions to tell whether
+    it changed (the view-model itself, unless the region is a container of regions)."""
+
+    partial: str
+    model: dict[str, Any]
+    compared: Any
+
+
+def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
+    """The spectators' screen as regions, by the id of their element on the page, built
+    from `public_context` (what the public may see, nothing else).
+
+    The roster is a container: it is compared by which cards it holds, in which order,
+    and whether the summary link shows; each card is a region of its own."""
+    status = ctx["status"]
+    roster_end = {"phase": status["phase"]}
+    regions = {
+        "status": Region("status", {"status": status}, None),
+        "spotlight": Region(
+            "spotlight", {"status": status, "last_outcome": ctx["last_outcome"]}, None
+        ),
+        "order": Region("order", {"order": ctx["order"]}, None),
+        "roster": Region(
+            "roster",
+            {"roster": ctx["roster"], "status": roster_end, "summary_url": ctx["summary_url"]},
+            {
+                "cards": [c["id"] for c in ctx["roster"]],
+                "ended": status["phase"] == "ended",
+                "summary_url": ctx["summary_url"],
+            },
+        ),
+    }
+    for card in ctx["roster"]:
+        regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None)
+    regions["log"] = Region("log", {"log": ctx["log"]}, None)
+    regions["board"] = Region("board", {"board": ctx["board"]}, None)
+    return regions
+
+
+def region_digest(region: Region) -> str:
+    """A short fingerprint of what a region shows: equal for equal view-models, in any
+    process (canonical JSON: sorted keys, no spaces)."""
+    what = region.model if region.compared is None else region.compared
+    text = json.dumps(what, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def last_outcome(lines: Iterable[dict[str, Any]]) -> dict[str, Any] | None:

@@ -146,3 +146,43 @@ def test_the_overlay_is_transparent_shows_only_the_chosen_regions_and_follows_th
         assert "not dice" in answer.text()
     finally:
         overlay.context.close()
+
+
+def test_a_blow_redraws_only_the_struck_combatants_card_on_the_spectators_screen(
+    make_table, browser, live_server_url
+):
+    """The spectators' screen gets the Goblin's card alone (and the log) when the GM
+    wounds it, and a wound to the hidden Troll moves its version and shows nothing."""
+    from combat.models import ApiToken, Encounter
+
+    t = make_table("action_points")
+    base = live_server_url
+    tv = open_person(browser, "spectator", "TV", **TV)
+    try:
+        arrive(tv, f"{base}/s/{t.enc.spectator_token}/")
+        page = tv.page
+        token = ApiToken.issue(t.enc.owner, "tv test")[1]
+        api(base, token, t.enc.pk, type="start_combat")
+        expect(page.get_by_test_id("spotlight-acting")).to_have_text("Ana")
+        # Marks on elements a push would replace: only those redrawn lose theirs.
+        page.evaluate(
+            f"() => ['order', 'board', 'roster', 'roster-{t.ana}', 'roster-{t.goblin}'].forEach("
+            "id => document.getElementById(id).dataset.kept = 'yes')"
+        )
+        goblin = page.get_by_test_id(f"roster-{t.goblin}")
+        unhurt = goblin.inner_text()
+        api(base, token, t.enc.pk, type="damage", actor=t.goblin, amount=3)
+        expect(goblin).not_to_have_text(unhurt)
+        for ident in ("order", "board", "roster", f"roster-{t.ana}"):
+            assert page.evaluate(f"() => document.getElementById('{ident}').dataset.kept") == "yes"
+        struck = page.evaluate(f"() => document.getElementById('roster-{t.goblin}').dataset.kept")
+        assert struck is None  # redrawn
+
+        api(base, token, t.enc.pk, type="damage", actor=t.troll, amount=3)
+        version = Encounter.objects.get(pk=t.enc.pk).version
+        expect(page.get_by_test_id("sync")).to_have_attribute("data-version", str(version))
+        expect(page.locator("body")).not_to_contain_text("Lurking Troll")
+        tv.assert_no_errors()
+        tv.assert_never_reloaded()
+    finally:
+        tv.context.close()

@@ -1,0 +1,103 @@
+"""The spectators get only the regions of their screen that changed (issue 37, step 2).
+
+After a command the spectators' screen is compared region by region (status, spotlight,
+order, each combatant's card, log, map) with the version before, and only what differs
+is pushed, with #sync saying which version it shows and which it follows. A command the
+spectators see nothing of moves their version and sends nothing else. Without the
+previous version's fingerprints (a restart, a cleared cache) the whole view goes out.
+"""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+from django.core.cache import cache
+
+from combat import broadcast, services
+from combat.access import gm_viewer
+from combat.models import Encounter
+from tests.markers import is_view, pushed_so_far
+from tests.replay import fragments
+
+from .conftest import HIDDEN, Table, spectator_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TIMEOUT = 3
+
+
+async def gm_command(t: Table, **command) -> None:
+    result = await database_sync_to_async(services.run_command)(t.enc.pk, gm_viewer(t.enc), command)
+    assert result.ok, result.refusal
+
+
+def version_of(t: Table) -> int:
+    return Encounter.objects.get(pk=t.enc.pk).version
+
+
+async def watching(t: Table):
+    """A spectator screen, connected and past its first whole view."""
+    comm = spectator_socket(t.enc.spectator_token)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_from(timeout=TIMEOUT)
+    return comm
+
+
+async def regions_pushed(t: Table, comm) -> list[str]:
+    """The ids of the regions in the one frame the last command pushed to the spectators."""
+    group = broadcast.group_name(t.enc.pk, "spectator")
+    views = [f for f in await pushed_so_far(comm, group) if is_view(f)]
+    assert len(views) == 1, views
+    ids = [ident for ident, _ in fragments(views[0])[0]]
+    assert ids[-1] == "sync", ids
+    return ids
+
+
+async def test_damage_to_one_combatant_sends_that_card_not_the_rest(table: Table):
+    comm = await watching(table)
+    await gm_command(table, type="start_combat")
+    first = await regions_pushed(table, comm)
+    assert "order" in first  # nothing to compare with yet: the whole view
+
+    await gm_command(table, type="damage", actor=table.goblin, amount=3)
+    sent = await regions_pushed(table, comm)
+    # The Goblin's card (Unhurt to Hurt) and the log's new line, and nothing else drawn
+    # again: not the order, the map, the roster around the cards, nor Ana's or Bram's card.
+    assert f"roster-{table.goblin}" in sent and "log" in sent, sent
+    assert set(sent) <= {f"roster-{table.goblin}", "log", "spotlight", "status", "sync"}, sent
+    for absent in ("order", "board", "roster", f"roster-{table.ana}", f"roster-{table.bram}"):
+        assert absent not in sent, (absent, sent)
+    await comm.disconnect()
+
+
+async def test_what_only_the_gm_sees_moves_the_spectators_version_and_nothing_else(table: Table):
+    comm = await watching(table)
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm)
+
+    await gm_command(table, type="damage", actor=table.troll, amount=5)  # hidden
+    group = broadcast.group_name(table.enc.pk, "spectator")
+    (frame,) = [f for f in await pushed_so_far(comm, group) if is_view(f)]
+    assert [ident for ident, _ in fragments(frame)[0]] == ["sync"]
+    assert HIDDEN not in frame and table.troll not in frame
+    version = await database_sync_to_async(version_of)(table)
+    assert f'data-version="{version}"' in frame and f'data-prev-version="{version - 1}"' in frame
+
+    # Revealed, the Troll's card appears: the roster is sent whole, with its new card.
+    await gm_command(table, type="reveal", actor=table.troll)
+    sent = await regions_pushed(table, comm)
+    assert "roster" in sent and "order" in sent, sent
+    await comm.disconnect()
+
+
+async def test_without_the_previous_fingerprints_the_whole_view_is_sent(table: Table):
+    comm = await watching(table)
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm)
+
+    await database_sync_to_async(cache.clear)()  # a restart, or evicted
+    await gm_command(table, type="damage", actor=table.goblin, amount=3)
+    sent = await regions_pushed(table, comm)
+    assert {"status", "spotlight", "order", "roster", "log", "board", "sync"} <= set(sent), sent
+    await comm.disconnect()
