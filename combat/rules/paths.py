@@ -24,7 +24,7 @@ by its top-left cell; every cell it covers on the way must be open to it.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +74,34 @@ class Path:
         return self.steps - self.plain
 
 
+def _connected(fac: list[int], w: int, h: int, start: int, goal: int) -> bool:
+    """Whether any path joins the two cells (a flood fill: far cheaper than a search of
+    the whole map only to find there is no path)."""
+    seen = bytearray(w * h)
+    seen[start] = 1
+    todo = deque([start])
+    while todo:
+        i = todo.popleft()
+        if i == goal:
+            return True
+        x, y = i % w, i // w
+        for dx, dy in _STEPS:
+            nx, ny = x + dx, y + dy
+            if not (0 <= nx < w and 0 <= ny < h):
+                continue
+            j = ny * w + nx
+            if seen[j] or not fac[j]:
+                continue
+            if dx and dy and not (fac[y * w + nx] and fac[ny * w + x]):
+                continue
+            seen[j] = 1
+            todo.append(j)
+    return False
+
+
+FAR = Path([], -1, -1)  # find_path: any path there is dearer than the bound
+
+
 def _enemy_cells(enc: Encounter, c: Combatant) -> set[tuple[int, int]]:
     """The cells of every standing enemy's token: nobody passes them."""
     assert enc.board is not None
@@ -87,79 +115,114 @@ def _enemy_cells(enc: Encounter, c: Combatant) -> set[tuple[int, int]]:
     return blocked
 
 
-def _factors(enc: Encounter, c: Combatant, mode: str) -> Callable[[int, int], int]:
-    """The cost factor of putting c's top-left at (x, y): 0 when any cell it would cover
-    is off the map, not enterable in this mode, or an enemy's; else 1 or 2 (difficult)."""
+_BLOCKED = 9  # a cell not enterable, while taking the largest over a token's cells
+
+
+def _factors(enc: Encounter, c: Combatant, mode: str) -> list[int]:
+    """For every top-left cell (index y * width + x), what a step putting c's token there
+    costs per cell step: 0 when any cell it would cover is off the map, not enterable in
+    this mode, or an enemy's; else 1, or 2 for difficult terrain."""
     board = enc.board
     assert board is not None
     size = int(board["tokens"][c.id]["size"])
-    w, h, terrain = board["width"], board["height"], board["terrain"]
-    blocked = _enemy_cells(enc, c)
-    cache: dict[tuple[int, int], int] = {}
+    w, h = board["width"], board["height"]
+    plain = terrain_factor(None, mode) or _BLOCKED
+    cell = [plain] * (w * h)
+    for k, kind in board["terrain"].items():
+        x, y = (int(v) for v in k.split(","))
+        cell[y * w + x] = terrain_factor(kind, mode) or _BLOCKED
+    for x, y in _enemy_cells(enc, c):
+        if 0 <= x < w and 0 <= y < h:
+            cell[y * w + x] = _BLOCKED
+    if size > 1:  # the largest over the size × size cells from each top-left
+        rows = [
+            max(cell[y * w + x : y * w + x + size]) if x + size <= w else _BLOCKED
+            for y in range(h)
+            for x in range(w)
+        ]
+        cell = [
+            max(rows[(y + d) * w + x] for d in range(size)) if y + size <= h else _BLOCKED
+            for y in range(h)
+            for x in range(w)
+        ]
+    return [0 if f == _BLOCKED else f for f in cell]
 
-    def factor(x: int, y: int) -> int:
-        got = cache.get((x, y))
-        if got is None:
-            got = 1
-            for cx, cy in footprint([x, y], size):
-                inside = 0 <= cx < w and 0 <= cy < h and (cx, cy) not in blocked
-                f = terrain_factor(terrain.get(key(cx, cy)), mode) if inside else 0
-                got = min(got, f) if f == 0 else max(got, f)
-                if got == 0:
-                    break
-            cache[(x, y)] = got
-        return got
 
-    return factor
-
-
-def find_path(enc: Encounter, c: Combatant, to: tuple[int, int], mode: str = "walk") -> Path | None:
+def find_path(
+    enc: Encounter,
+    c: Combatant,
+    to: tuple[int, int],
+    mode: str = "walk",
+    bound: int | None = None,
+    flood: bool = False,
+) -> Path | None:
     """The cheapest path for c's token to `to` (its top-left cell), or None when there is
-    none. Dijkstra over (cell, diagonal parity); 100 × 100 cells stay well under a tenth of
-    a second."""
+    none. A* over (cell, parity of the diagonals taken), guided by the cost of the same
+    distance over open ground (never more than the true cost, so the path found is a
+    cheapest one). With a bound (in cell steps) the search gives up on paths dearer than
+    it and answers FAR when there might be one: a move within its allowance, the common
+    case, never searches the whole map. With flood, a flood fill first answers None at
+    once when no path joins the cells (a search would visit the whole map to learn it)."""
     board = enc.board
     assert board is not None
-    at = board["tokens"][c.id]["at"]
-    start = (int(at[0]), int(at[1]), 0)
-    factor = _factors(enc, c, mode)
+    w, h = int(board["width"]), int(board["height"])
+    fac = _factors(enc, c, mode)
     one_two_one = diagonals(board) == "1-2-1"
-    # state: (x, y, parity of diagonals taken); value: (steps, plain)
-    best: dict[tuple[int, int, int], tuple[int, int]] = {start: (0, 0)}
-    came: dict[tuple[int, int, int], tuple[int, int, int]] = {}
-    heap: list[tuple[int, int, int, int, int]] = [(0, 0, *start)]
+    tx, ty = to
+    goal = ty * w + tx
+
+    def guess(i: int, par: int) -> int:
+        dx, dy = abs(i % w - tx), abs(i // w - ty)
+        lo, hi = min(dx, dy), max(dx, dy)
+        return hi + (lo + par) // 2 if one_two_one else hi
+
+    at = board["tokens"][c.id]["at"]
+    start = int(at[1]) * w + int(at[0])
+    n = w * h
+    inf = (1 << 30, 0)
+    best: list[tuple[int, int]] = [inf] * (2 * n)  # state: parity * n + cell
+    came = [-1] * (2 * n)
+    best[start] = (0, 0)
+    if fac[goal] == 0 or (flood and not _connected(fac, w, h, start, goal)):
+        return None
+    heap: list[tuple[int, int, int, int]] = [(guess(start, 0), 0, 0, start)]
     while heap:
-        steps, plain, x, y, par = heapq.heappop(heap)
-        if best[(x, y, par)] < (steps, plain):
+        cheapest, steps, plain, state = heapq.heappop(heap)
+        if best[state] < (steps, plain):
             continue
-        if (x, y) == to:
-            return _unwind(came, (x, y, par), steps, plain)
+        if bound is not None and cheapest > bound:
+            return FAR
+        par, i = divmod(state, n)
+        if i == goal:
+            return _unwind(came, state, n, w, steps, plain)
+        x, y = i % w, i // w
         for dx, dy in _STEPS:
-            f = factor(x + dx, y + dy)
+            nx, ny = x + dx, y + dy
+            if not (0 <= nx < w and 0 <= ny < h):
+                continue
+            j = ny * w + nx
+            f = fac[j]
             diagonal = dx != 0 and dy != 0
-            if f == 0 or (diagonal and not (factor(x + dx, y) and factor(x, y + dy))):
+            if f == 0 or (diagonal and not (fac[y * w + nx] and fac[ny * w + x])):
                 continue  # not enterable, or cutting a corner
             base, npar = 1, par
             if diagonal and one_two_one:
                 base, npar = (2 if par else 1), 1 - par
             cand = (steps + base * f, plain + base)
-            state = (x + dx, y + dy, npar)
-            if cand < best.get(state, (1 << 30, 0)):
-                best[state] = cand
-                came[state] = (x, y, par)
-                heapq.heappush(heap, (*cand, *state))
+            nstate = npar * n + j
+            if cand < best[nstate]:
+                best[nstate] = cand
+                came[nstate] = state
+                heapq.heappush(heap, (cand[0] + guess(j, npar), cand[0], cand[1], nstate))
     return None
 
 
-def _unwind(
-    came: dict[tuple[int, int, int], tuple[int, int, int]],
-    node: tuple[int, int, int],
-    steps: int,
-    plain: int,
-) -> Path:
+def _unwind(came: list[int], state: int, n: int, w: int, steps: int, plain: int) -> Path:
     cells = []
-    while node in came:
-        cells.append((node[0], node[1]))
-        node = came[node]
+    while came[state] != -1:
+        i = state % n
+        cells.append((i % w, i // w))
+        state = came[state]
     cells.reverse()
     return Path(cells, steps, plain)
 
@@ -244,14 +307,16 @@ def route(
             f"{enc.public_name(other)} stands at {where}: a move may pass an ally but never "
             "ends on someone else's cell.",
         )
-    p = find_path(enc, c, dest, mode)
+    cell_m = float(enc.board["cell_m"])
+    p = find_path(enc, c, dest, mode, bound=int(metres_allowed / cell_m + 1e-9))
+    if p is FAR:  # beyond the allowance: the whole search, for the numbers
+        p = find_path(enc, c, dest, mode, flood=True)
     if p is None:
         how = {
             "swim": "swimming (only through water)",
             "climb": "climbing (only along climbable cells)",
         }.get(mode, "by any path (walls, deep water, cliffs and enemies block it)")
         raise refuse("no_path", f"{c.name} cannot reach {where} {how} ({rule}).")
-    cell_m = float(enc.board["cell_m"])
     cost = round(p.steps * cell_m, 2)
     info = {
         "to": where,

@@ -146,12 +146,18 @@ def test_a_bigger_token_needs_every_cell_it_covers_open():
 
 
 def test_a_100_by_100_map_stays_fast():
+    """ "100x100 must stay fast" (the brief): a long search, and a cell no path reaches."""
     t, ana, bo = board(speed=100, w=100, h=100)
     t.gm("paint", cells="B1:B98 D3:D100 F1:F98", terrain="wall")
     t.gm("paint", cells="H1:Z50", terrain="difficult")
     start = time.perf_counter()
     p = find_path(t.state, t.c(ana), (98, 99))
     assert p is not None
+    assert time.perf_counter() - start < 1.0
+    t.gm("place", actor=bo, cell="A100")
+    t.gm("paint", cells="CU100 CV99 CU99", terrain="wall")
+    start = time.perf_counter()
+    assert "cannot reach CV100" in plan(t.state, ana, "run", "CV100")["reason"]
     assert time.perf_counter() - start < 1.0
 
 
@@ -318,3 +324,75 @@ def test_a_committed_path_keeps_to_its_allowance_walls_and_free_cells(
     others = [tok["at"] for cid, tok in t.state.board["tokens"].items() if cid != ana]
     assert list(to) not in others
     check(t.state, "action_ladder")
+
+
+def reference_cost(t: Table, cid: str, to: tuple[int, int], mode: str) -> int | None:
+    """The cheapest cost by a plain uniform-cost search over (cell, diagonal parity),
+    written apart from paths.py: what its guided search must agree with."""
+    import heapq
+
+    from combat.rules.paths import terrain_factor
+
+    b = t.state.board
+    enemies = {
+        tuple(tok["at"])
+        for oid, tok in b["tokens"].items()
+        if oid != cid and tok["at"] and t.c(oid).side != t.c(cid).side
+    }
+
+    def f(x, y):
+        if not (0 <= x < b["width"] and 0 <= y < b["height"]) or (x, y) in enemies:
+            return 0
+        return terrain_factor(b["terrain"].get(f"{x},{y}"), mode)
+
+    one_two_one = b.get("diagonals", "1-2-1") == "1-2-1"
+    x0, y0 = b["tokens"][cid]["at"]
+    heap, done = [(0, x0, y0, 0)], set()
+    while heap:
+        cost_, x, y, par = heapq.heappop(heap)
+        if (x, y) == to:
+            return cost_
+        if (x, y, par) in done:
+            continue
+        done.add((x, y, par))
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                if (dx, dy) == (0, 0) or not f(x + dx, y + dy):
+                    continue
+                diag = dx and dy
+                if diag and not (f(x + dx, y) and f(x, y + dy)):
+                    continue
+                step, npar = 1, par
+                if diag and one_two_one:
+                    step, npar = 1 + par, 1 - par
+                heapq.heappush(heap, (cost_ + step * f(x + dx, y + dy), x + dx, y + dy, npar))
+    return None
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    terrain=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7), KINDS), max_size=40),
+    to=st.tuples(st.integers(0, 7), st.integers(0, 7)),
+    mode=st.sampled_from(["walk", "swim", "fly"]),
+    one_one=st.booleans(),
+    bound=st.integers(0, 20),
+)
+def test_the_guided_search_finds_the_cheapest_cost(terrain, to, mode, one_one, bound):
+    """The path is "the cheapest path" (issue 35) whatever the terrain and the bound."""
+    t, ana, bo = board(speed=9, w=8, h=8)
+    t.gm("place", actor=bo, cell="D4")
+    for x, y, kind in terrain:
+        if (x, y) not in ((0, 0), (3, 3)):
+            t.gm("paint", cells=f"{x},{y}", terrain=kind or "clear")
+    if one_one:
+        t.gm("set_board", diagonals="1-1-1")
+    if to == (0, 0):
+        return  # a move to where one stands is refused before any search
+    want = reference_cost(t, ana, to, mode)
+    got = find_path(t.state, t.c(ana), to, mode)
+    assert (got.steps if got else None) == want
+    bounded = find_path(t.state, t.c(ana), to, mode, bound=bound)
+    if want is not None and want <= bound:
+        assert bounded is not None and bounded.steps == want
+    if want is None:
+        assert find_path(t.state, t.c(ana), to, mode, flood=True) is None
