@@ -289,7 +289,9 @@ def route(
     the ruleset's (Ruleset.path_allowance); an allowance still to be rolled (a Sprint's AGI
     roll) is checked again when the action resolves."""
     if enc.board is None:
-        raise refuse("no_board", "This encounter has no map: a move there says how far instead.")
+        raise refuse(
+            "no_board", "This encounter has no map: move without a cell, as far as the action goes."
+        )
     if not on_map(enc, c):
         raise refuse("not_on_map", f"{c.name} is not on the map: the GM places its token first.")
     allowance = rs.path_allowance(enc, c, a, opts)
