@@ -114,6 +114,7 @@ def board_view(state: State, audience: str, turn: str | None) -> dict[str, Any] 
         "width": b["width"],
         "height": b["height"],
         "cell_m": f"{b['cell_m']:g}",
+        "diagonals": b.get("diagonals", "1-2-1"),
         "px": PX,
         "margin": MARGIN,
         "svg_w": MARGIN + b["width"] * PX,

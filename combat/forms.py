@@ -47,6 +47,7 @@ COMMAND_FIELDS = (
     "width",
     "height",
     "cell_m",
+    "diagonals",
     "cells",
     "terrain",
     "fogged",

@@ -373,6 +373,8 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
     for a in availability(state, cid):
         fields = []
         for o in a["options"]:
+            if o.name == "to" and state.board is None:
+                continue  # a destination only means something on a map
             default = o.default
             if o.kind == "target":
                 default = enemy

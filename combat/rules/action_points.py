@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .base import DEFENCES, TARGET, Ruleset, add_effect, engage, plural, roll_stat
+from .base import DEFENCES, DESTINATION, TARGET, Ruleset, add_effect, engage, plural, roll_stat
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
 from .refusal import Refused, refuse
@@ -108,6 +108,7 @@ ACTIONS = (
         options=(
             Option("leave", "Leave melee reach", kind="bool", default=True),
             Option("mode", "How", kind="choice", choices=("walk", "swim", "fly"), default="walk"),
+            DESTINATION,
         ),
     ),
     ActionDef(
@@ -117,6 +118,7 @@ ACTIONS = (
         "movement",
         "Withdraw from melee up to your speed; no move this turn provokes an Opportunity Attack.",
         effect="disengage",
+        options=(DESTINATION,),
     ),
     ActionDef(
         "quick_utility",
@@ -230,6 +232,15 @@ class ActionPoints(Ruleset):
             "the rules name parries and intercepts as features a character has.",
         ),
         Setting("parry_bonus", "Parry bonus", 2, min=0, max=50, per_combatant=True),
+        Setting(
+            "speed",
+            "Speed (m)",
+            6,
+            min=0,
+            max=100,
+            per_combatant=True,
+            help="How far a Move (1 AP) or a Disengage goes on the map.",
+        ),
         Setting("intercept_bonus", "Intercept bonus", 2, min=0, max=50, per_combatant=True),
     )
     # Attacked by someone unseen, the defender still Parries or Intercepts.
@@ -531,12 +542,41 @@ class ActionPoints(Ruleset):
     ) -> None:
         mode = opts.get("mode") or "walk"
         leave = opts.get("leave", True)
-        ev.add("move", f"{c.name} moves ({mode}, 1 AP).", actor=c.id)
+        if opts.get("to"):
+            moved = self.move_on_map(enc, c, a, opts)
+            ev.add(
+                "move",
+                f"{c.name} moves ({mode}, 1 AP) {moved}.",
+                actor=c.id,
+                data={"action": a.key, "to": opts["to"]},
+            )
+        else:
+            ev.add("move", f"{c.name} moves ({mode}, 1 AP).", actor=c.id)
         if leave and c.engaged:
             protected = bool(c.turn.get("disengaged"))
             if not protected:
                 self.tell_gm_no_opportunity(enc, c, ev)
             self.leave_reach(enc, c, provokes=not protected, ev=ev, reason="Disengaged this turn")
+
+    def path_allowance(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> tuple[float, str, str] | None:
+        if a.key == "move":
+            rule = "Movement Actions: Move, 1 AP, up to your full movement speed"
+            return float(self.setting(enc, "speed", c)), rule, str(opts.get("mode") or "walk")
+        if a.key == "disengage":
+            rule = "Movement Actions: Disengage, 2 AP, withdraws up to your speed"
+            return float(self.setting(enc, "speed", c)), rule, "walk"
+        return None
+
+    def move_on_map(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> str:
+        """Move the token to opts["to"] (paths.py) and say it: "4 m to C4"."""
+        from .paths import m, take
+
+        moved = take(enc, self, c, a, opts)
+        opts["to"] = moved["to"]
+        c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
+        return f"{m(moved['cost'])} to {moved['to']}"
 
     def do_disengage(
         self,
@@ -548,9 +588,10 @@ class ActionPoints(Ruleset):
         ev: Events,
     ) -> None:
         c.turn["disengaged"] = True
+        moved = f" and moves {self.move_on_map(enc, c, a, opts)}" if opts.get("to") else ""
         ev.add(
             "move",
-            f"{c.name} Disengages (2 AP): no move this turn provokes an Opportunity Attack.",
+            f"{c.name} Disengages (2 AP){moved}: no move this turn provokes an Opportunity Attack.",
             actor=c.id,
         )
         self.leave_reach(enc, c, provokes=False, ev=ev, reason="Disengage")

@@ -24,6 +24,9 @@ DEFENCES = ("melee", "ranged", "mental")
 
 TARGET = Option("target", "Target", kind="target")
 TARGET_REQUIRED = Option("target", "Target", kind="target", required=True)
+# A movement action's destination on the map (paths.py); the forms show it only when the
+# encounter has a map.
+DESTINATION = Option("to", "To (cell, e.g. C4)", kind="text")
 
 
 COMBAT_OVER = "Combat is over: the GM ended it, so no more actions are taken."
@@ -304,6 +307,14 @@ class Ruleset:
         """Refuse a GM-made action this ruleset could not charge as asked (RULINGS 6)."""
         if self.reaction_not_in_currency and spec.get("reaction") and spec.get("cost"):
             raise refuse("reaction_cost", self.reaction_not_in_currency)
+
+    def path_allowance(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> tuple[float, str, str] | None:
+        """What a movement action may spend on a path on the map (paths.py): the metres,
+        the rule that grants them in words, and how the mover goes ("walk", "swim",
+        "climb", "fly"); None when the action moves nobody to a cell."""
+        return None
 
     def modifiers(self) -> dict[str, Setting]:
         """Per-combatant homebrew modifiers the GM can set (besides per-combatant settings)."""

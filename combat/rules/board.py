@@ -10,7 +10,11 @@ letter, row number from 1).
      "terrain": {"3,2": "wall", ...},          # sparse: a cell not named is open ground
      "fog": ["5,5", ...],                       # cells players and spectators cannot see
      "tokens": {"c1": {"at": [2, 3], "size": 1, "reach": null}, ...},
-     "image": {"name": "3f9a...", "w": 1200, "h": 800}}   # optional: the background
+     "image": {"name": "3f9a...", "w": 1200, "h": 800},   # optional: the background
+     "diagonals": "1-1-1"}                      # optional: absent means "1-2-1"
+
+Diagonals (paths.py): "1-2-1" counts every second diagonal step as two cells, "1-1-1"
+every diagonal as one. A board saved before the setting existed has none: "1-2-1".
 
 The background image is a file the GM uploads (combat/board_image.py checks, re-encodes
 and stores it); the state keeps only its name (a hash of its content, so a new image is
@@ -34,6 +38,9 @@ if TYPE_CHECKING:
     from .state import Encounter
 
 MAX_SIDE = 100
+# How diagonal steps count (paths.py); the first is the default.
+DIAGONALS = ("1-2-1", "1-1-1")
+DEFAULT_DIAGONALS = DIAGONALS[0]
 MAX_TOKEN_SIZE = 10
 # The background image: its name is a hex content hash; its sides in pixels are bounded
 # (the upload scales a larger picture down to this).
@@ -187,6 +194,9 @@ def cmd_set_board(
     width = _side(cmd.get("width"), "Width", old["width"] if old else None)
     height = _side(cmd.get("height"), "Height", old["height"] if old else None)
     cell_m = _number(cmd.get("cell_m"), "Cell size", 0.1, 100, old["cell_m"] if old else 1.0)
+    diagonals = cmd.get("diagonals")
+    if diagonals not in (None, "") and diagonals not in DIAGONALS:
+        raise refuse("bad_option", f"Diagonals must be {' or '.join(DIAGONALS)}.")
     if old is None:
         enc.board = {
             "width": width,
@@ -196,7 +206,15 @@ def cmd_set_board(
             "fog": [],
             "tokens": {},
         }
-        ev.add("board", f"The GM adds a {width} × {height} map ({cell_m:g} m cells).", ruling=True)
+        said = ""
+        if diagonals not in (None, "", DEFAULT_DIAGONALS):
+            enc.board["diagonals"] = diagonals
+            said = f", diagonals {diagonals}"
+        ev.add(
+            "board",
+            f"The GM adds a {width} × {height} map ({cell_m:g} m cells{said}).",
+            ruling=True,
+        )
         return
     for cid, t in old["tokens"].items():
         if t["at"] and any(x >= width or y >= height for x, y in footprint(t["at"], t["size"])):
@@ -213,10 +231,21 @@ def cmd_set_board(
 
     old["terrain"] = {k: v for k, v in old["terrain"].items() if inside(k)}
     old["fog"] = [k for k in old["fog"] if inside(k)]
-    if (width, height, cell_m) == (old["width"], old["height"], old["cell_m"]):
-        raise refuse("no_change", f"The map is already {width} × {height} ({cell_m:g} m cells).")
+    was = old.get("diagonals", DEFAULT_DIAGONALS)
+    diagonals = was if diagonals in (None, "") else diagonals
+    said = f", diagonals {diagonals}"
+    if (width, height, cell_m, diagonals) == (old["width"], old["height"], old["cell_m"], was):
+        raise refuse(
+            "no_change", f"The map is already {width} × {height} ({cell_m:g} m cells{said})."
+        )
     old.update(width=width, height=height, cell_m=cell_m)
-    ev.add("board", f"The GM makes the map {width} × {height} ({cell_m:g} m cells).", ruling=True)
+    if diagonals == DEFAULT_DIAGONALS:
+        old.pop("diagonals", None)
+    else:
+        old["diagonals"] = diagonals
+    ev.add(
+        "board", f"The GM makes the map {width} × {height} ({cell_m:g} m cells{said}).", ruling=True
+    )
 
 
 def cmd_remove_board(
@@ -416,4 +445,5 @@ def seen_board(enc: Encounter, hidden: set[str]) -> dict[str, Any] | None:
         "fog": list(b["fog"]),
         "tokens": tokens,
         **({"image": dict(b["image"])} if "image" in b else {}),
+        **({"diagonals": b["diagonals"]} if "diagonals" in b else {}),
     }

@@ -651,7 +651,14 @@ def preview(enc: Encounter, cmd: dict[str, Any]) -> tuple[str, str]:
             k: v for k, v in options_of(cmd).items() if kinds.get(k) not in ("target", "targets")
         }
         check_options(enc, c, a, opts)
-        return rs.price_text(enc, c, a, opts), rs.preview(enc, c, a, opts)
+        line = rs.preview(enc, c, a, opts)
+        if opts.get("to"):
+            from .paths import plan
+
+            p = plan(enc, c.id, a.key, str(opts["to"]), opts)
+            said = p["reason"] or f"{p['summary']}, of {p['allowance']:g} m"
+            line = f"{line}; {said}"
+        return rs.price_text(enc, c, a, opts), line
     except Refused as r:
         return "", r.refusal.message
 

@@ -139,6 +139,13 @@ FIELDS: dict[str, tuple[Field, ...]] = {
         _int("width", 1, 100, "columns (required to add a map; default: unchanged)"),
         _int("height", 1, 100, "rows (required to add a map; default: unchanged)"),
         Field("cell_m", "scalar", "the side of a cell in metres, 0.1 to 100 (default 1)"),
+        Field(
+            "diagonals",
+            "choice",
+            "how diagonal steps count: 1-2-1 (every second one is two cells; the default) or "
+            "1-1-1 (each is one)",
+            choices=("1-2-1", "1-1-1"),
+        ),
     ),
     "remove_board": (),
     "board_image": (

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .base import TARGET, Ruleset, plural
+from .base import DESTINATION, TARGET, Ruleset, plural
 from .catalogue import ANY_TIME, ActionDef, Option, Setting
 from .events import Events
 from .refusal import refuse
@@ -85,7 +85,7 @@ ACTIONS = (
         "Normal movement: no AP. Leaving an enemy's reach provokes nothing; this "
         "ruleset has no Opportunity Attacks.",
         effect="move",
-        options=(LEAVE, WHAT),
+        options=(LEAVE, WHAT, DESTINATION),
     ),
 )
 
@@ -124,6 +124,16 @@ class InitiativePasses(Ruleset):
             min=0,
             max=20,
             help="The rules set no strict limit; the GM may cap them here.",
+        ),
+        Setting(
+            "speed",
+            "Movement per turn (m)",
+            6,
+            min=0,
+            max=100,
+            per_combatant=True,
+            help="Normal movement costs no AP; on the map a combatant moves this far in "
+            "each of its turns, over as many moves as it likes.",
         ),
     )
 
@@ -373,6 +383,21 @@ class InitiativePasses(Ruleset):
             melee=not ranged,
         )
 
+    def path_allowance(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> tuple[float, str, str] | None:
+        """Normal movement is free, up to the combatant's movement per turn, over as many
+        moves as it likes; what is left this turn is the allowance."""
+        if a.key != "move":
+            return None
+        speed = float(self.setting(enc, "speed", c))
+        moved = float(c.turn.get("moved", 0))
+        rule = (
+            f"Normal movement does not cost AP: {speed:g} m a turn, {moved:g} m moved "
+            "already this turn"
+        )
+        return max(speed - moved, 0.0), rule, "walk"
+
     def do_move(
         self,
         enc: Encounter,
@@ -383,11 +408,25 @@ class InitiativePasses(Ruleset):
         ev: Events,
     ) -> None:
         what = opts.get("text")
+        where = ""
+        data: dict[str, Any] = {"action": a.key}
+        if opts.get("to"):
+            from .paths import m, take
+
+            moved = take(enc, self, c, a, opts)
+            c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
+            speed = float(self.setting(enc, "speed", c))
+            where = (
+                f" {m(moved['cost'])} to {moved['to']} "
+                f"({m(c.turn['moved'])} of {m(speed)} this turn)"
+            )
+            data.update(to=moved["to"], metres=moved["cost"])
         ev.add(
             "move",
-            f"{c.name} moves{self.spent_text(enc, c, a, opts)}{': ' + what if what else ''}.",
+            f"{c.name} moves{self.spent_text(enc, c, a, opts)}{where}"
+            f"{': ' + what if what else ''}.",
             actor=c.id,
-            data={"action": a.key},
+            data=data,
         )
         if opts.get("leave", True) and c.engaged:
             # No Opportunity Attacks in this ruleset: leaving reach never provokes.

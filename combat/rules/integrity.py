@@ -246,15 +246,18 @@ def _cell(k: Any, width: int, height: int, what: str) -> tuple[int, int]:
 def _board(enc: Encounter) -> None:
     """The map (rules/board.py) as its commands keep it: its size within bounds, terrain and
     fog on its cells, each token one of this encounter's combatants, on the map or off it."""
-    from .board import MAX_SIDE, TERRAIN
+    from .board import DIAGONALS, MAX_SIDE, TERRAIN
 
     b = enc.board
     if b is None:
         return
-    if set(b) - {"image"} != _BOARD_KEYS:
+    if set(b) - {"image", "diagonals"} != _BOARD_KEYS:
         raise Inconsistent(
-            f"The map should hold exactly {', '.join(sorted(_BOARD_KEYS))} (and maybe image)."
+            f"The map should hold exactly {', '.join(sorted(_BOARD_KEYS))} (and maybe "
+            "diagonals, image)."
         )
+    if "diagonals" in b and b["diagonals"] not in DIAGONALS:
+        raise Inconsistent(f"The map's diagonals should be {' or '.join(DIAGONALS)}.")
     if "image" in b:
         _image(b["image"])
     for side in ("width", "height"):

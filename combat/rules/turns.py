@@ -20,6 +20,7 @@ class SharedTurn(TypedDict, total=False):
 
     actions: int  # actions taken this turn
     attacks: int  # attacks and spells made, against attacks_per_turn
+    moved: float  # metres moved this turn (on the map in every ruleset; jumps too)
 
 
 class ActionPointsTurn(SharedTurn, total=False):
@@ -53,7 +54,6 @@ class ActionLadderTurn(SharedTurn, total=False):
     # action's own counter, so it holds 1 (counted) or True (bought): both truthy.
     disengage: int
     disengage_active: bool  # the movement being resolved is covered by Disengage
-    moved: float  # metres moved this turn (movement and jumps)
     sustain_due: str  # id of the one it grapples: sustain the grapple this turn
     declared: Declared
 

@@ -126,3 +126,29 @@ def test_the_acting_combatant_is_highlighted(fight):
     token = re.search(rf'<g class="token[^"]*"[^>]*data-token="{fight.ana}"', board).group(0)
     assert "is-turn" in token
     assert 'Ana: A1 <span class="tag now">acting</span>' in board
+
+
+def test_a_player_moves_to_a_cell_through_the_form_and_the_gm_sees_it(fight):
+    """Issue 35: "A player ... picks a movement action and a destination"; the server finds
+    the path, moves the token and logs where; "A path longer than the allowance is refused
+    with the numbers"."""
+    with_board(fight)
+    player = page(fight.p1, fight.player1_url)
+    assert 'name="opt_to"' in player and "To (cell, e.g. C4)" in player
+    r = fight.p1_post(type="act", actor=fight.ana, action="move", opt_mode="walk", opt_to="C4")
+    assert r.status_code == 200, r.content
+    gm = page(fight.gm, fight.gm_url)
+    assert "Ana: C4" in board_of(gm)
+    assert "Ana moves (walk, 1 AP) 4 m to C4." in gm
+    r = fight.p1_post(type="act", actor=fight.ana, action="move", opt_to="A6")
+    assert r.status_code == 200
+    before = fight.refresh().state
+    r = fight.p1_post(type="act", actor=fight.ana, action="move", opt_to="H1")
+    said = r.content.decode()
+    assert "Move reaches 6 m; H1 is 9 m away by the shortest path." in said
+    assert fight.refresh().state == before
+    assert before["board"]["tokens"][fight.ana]["at"] == [0, 5]
+
+
+def test_the_destination_field_shows_only_with_a_map(fight):
+    assert 'name="opt_to"' not in page(fight.p1, fight.player1_url)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import TARGET, TARGET_REQUIRED
+from ..base import DESTINATION, TARGET, TARGET_REQUIRED
 from ..catalogue import ANY_TIME, REACTION, ActionDef, Option
 from .ladder import PACES, STEPS
 
@@ -85,7 +85,7 @@ def _move(
         "movement",
         summary,
         effect=effect,
-        options=(LEAVE, *options),
+        options=(LEAVE, *((DESTINATION,) if effect == "move" else ()), *options),
         extra=extra,
         **kw,
     )

@@ -4,7 +4,7 @@ the Disengage reaction ("Reactions"); RULINGS ladder (movement)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import dice
 from ..base import add_effect
@@ -114,27 +114,70 @@ def jump_reach(
     return max(dist, 0.0), max(height, 0.0)
 
 
+# How each Movement Action goes on the map (paths.py), and the rule that grants its metres.
+MAP_MODES = {"swim": "swim", "climb": "climb"}
+MAP_RULES = {
+    "step": "Basic Movement: a Step moves up to 2 m",
+    "walk": "Basic Movement: Walk moves a third of your Speed",
+    "run": "Basic Movement: Run moves your Speed plus your Athletics level",
+    "sprint": "Basic Movement: Sprint moves your Speed plus Athletics plus an AGI roll",
+    "climb": "Basic Movement: Climb moves as many metres as your AGI die has sides, "
+    "along what can be climbed",
+    "crawl": "Basic Movement: Crawl moves half your AGI die size",
+    "swim": "Basic Movement: Swim moves a third of your Speed, in water",
+}
+
+
+def sure_metres(self: ActionLadder, enc: Encounter, c: Combatant, key: str) -> float:
+    """The metres a Movement Action grants before any roll (a Sprint adds its AGI roll)."""
+    speed = int(self.setting(enc, "speed", c))
+    if key == "step":
+        return 2.0
+    if key in ("walk", "swim"):
+        return speed / 3
+    if key in ("run", "sprint"):
+        return float(speed + level_of(c, "athletics"))
+    if key == "climb":
+        return float(die_size(c, "AGI", "Climb"))
+    return die_size(c, "AGI", "Crawl") / 2  # crawl
+
+
+def path_allowance(
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts
+) -> tuple[float, str, str] | None:
+    """On the map the path pays for difficult terrain (double), so the difficult option
+    does not halve the allowance; a Step out of the water keeps 1 m to move on."""
+    if a.key not in MAP_RULES:
+        return None
+    dist = sure_metres(self, enc, c, a.key)
+    rule = MAP_RULES[a.key]
+    if a.key == "step" and opts.get("get_out") and has_effect(c, "Swimming"):
+        dist = max(dist - 1, 0)
+    if a.key == "sprint":
+        rule += " (checked again when the roll is made)"
+    return dist, rule, MAP_MODES.get(a.key, "walk")
+
+
 def do_move(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    speed = int(self.setting(enc, "speed", c))
-    athletics = level_of(c, "athletics")
     rolls: tuple[dice.Roll, ...] = ()
     notes: list[str] = []
     key = a.key
-    if key == "step":
-        dist = 2.0
-    elif key == "walk":
-        dist = speed / 3
-    elif key == "run":
-        dist = float(speed + athletics)
-    elif key == "sprint":
+    to = opts.get("to")
+    if to and (opts.get("jump") or "none") != "none":
+        raise refuse(
+            "jump_with_destination",
+            "A jump folded into a move to a cell is not measured on the map yet: move to "
+            "the cell, then take Jump (Jumping).",
+        )
+    dist = sure_metres(self, enc, c, key)
+    if key == "sprint":
         r = roll_of(c, "AGI", 0, rng, "Sprint")
         rolls = (r,)
-        dist = float(speed + athletics + r.total)
+        dist += r.total
         notes.append(f"AGI roll {r.total}")
     elif key == "climb":
-        dist = float(die_size(c, "AGI", "Climb"))
         notes.append(str(opts.get("direction") or "up"))
         if opts.get("hands_empty") or has_effect(c, "Climbing"):
             pass
@@ -143,21 +186,31 @@ def do_move(
         else:
             notes.append("held items stowed (the turn's free Draw/Stow)")
         add_effect(c, Effect("Climbing", "turn_end", c.id, {}, "climbing: no free hands"))
-    elif key == "crawl":
-        dist = die_size(c, "AGI", "Crawl") / 2
-        if not has_effect(c, "Crawling"):
-            add_effect(c, Effect("Crawling", "never", None, {}, "crawling"))
-    else:  # swim
-        dist = speed / 3
-        if not has_effect(c, "Swimming"):
-            add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
-    if opts.get("difficult") and key in ("step", "walk", "run", "sprint"):
+    elif key == "crawl" and not has_effect(c, "Crawling"):
+        add_effect(c, Effect("Crawling", "never", None, {}, "crawling"))
+    elif key == "swim" and not has_effect(c, "Swimming"):
+        add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
+    if opts.get("difficult") and key in ("step", "walk", "run", "sprint") and not to:
         dist /= 2
         notes.append("difficult terrain halves it")
     if key == "step" and opts.get("get_out") and has_effect(c, "Swimming"):
         drop_effects(c, "Swimming")
         notes.append("1 m to get up or out of the water, 1 m to move on")
         dist = max(dist - 1, 0)
+    if to:
+        moved = take(self, enc, c, a, opts, dist, stop_short=key == "sprint")
+        if moved.get("stopped"):
+            notes.append(f"the roll runs out short of {moved['path'][-1]}")
+        extra = f"; {'; '.join(notes)}" if notes else ""
+        c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
+        said = (
+            f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, {metres(moved['cost'])} "
+            f"to {moved['to']}{extra}."
+        )
+        data = {"action": key, "metres": moved["cost"], "to": moved["to"]}
+        ev.add("move", said, actor=c.id, rolls=rolls, data=data)
+        self.leave(enc, c, opts, ev)
+        return
     jump = opts.get("jump") or "none"
     if jump != "none":
         # The run-up of a folded jump is run this turn, this move's metres included.
@@ -173,6 +226,21 @@ def do_move(
     said = f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, up to {metres(dist)}{extra}."
     ev.add("move", said, actor=c.id, rolls=rolls, data={"action": key, "metres": round(dist, 2)})
     self.leave(enc, c, opts, ev)
+
+
+def take(
+    self: ActionLadder,
+    enc: Encounter,
+    c: Combatant,
+    a: ActionDef,
+    opts: Opts,
+    dist: float,
+    *,
+    stop_short: bool,
+) -> dict[str, Any]:
+    from ..paths import take as take_path
+
+    return take_path(enc, self, c, a, opts, dist, stop_short=stop_short)
 
 
 def do_jump(

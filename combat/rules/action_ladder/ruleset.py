@@ -154,6 +154,7 @@ class ActionLadder(Ruleset):
     leave = movement.leave
     jump_reach = movement.jump_reach
     do_move = movement.do_move
+    path_allowance = movement.path_allowance
     do_jump = movement.do_jump
     do_stand_up = movement.do_stand_up
     do_fall_prone = movement.do_fall_prone

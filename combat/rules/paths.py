@@ -1,0 +1,408 @@
+"""Moving on the battle map: the cheapest path from a token's cell to a destination, and
+what a movement action may spend on it (issue 35, the battle map, part two).
+
+Costs are counted in "cell steps": one step into an orthogonal neighbour costs 1; a
+diagonal step costs 1 under the board's "1-1-1" setting, and 1 then 2 alternately under
+"1-2-1" (the default). Entering difficult terrain (or waist-deep water, which the Action
+Ladder names as difficult terrain) costs double. A step's metres are its cost times the
+cell's side (board["cell_m"]).
+
+How the mover goes decides which cells it may enter:
+- "walk" (every movement on foot, crawling included): not walls, not deep water, not
+  climbable cells (a cliff face takes Climb); difficult terrain and waist-deep water cost
+  double.
+- "swim": only water (waist-deep or deep), at the plain cost.
+- "climb": only climbable cells, at the plain cost.
+- "fly": anything but walls, at the plain cost.
+A diagonal step never cuts the corner of a cell the mover could not enter itself.
+
+Other combatants' tokens: a path may pass through an ally's cells (same side) but not an
+enemy's, and may never end where another token stands. A token bigger than one cell moves
+by its top-left cell; every cell it covers on the way must be open to it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .board import DEFAULT_DIAGONALS, DIAGONALS, footprint, key, label, parse_cell
+from .refusal import Refused, refuse
+
+if TYPE_CHECKING:
+    from .base import Ruleset
+    from .catalogue import ActionDef
+    from .state import Combatant, Encounter
+
+__all__ = ["DIAGONALS", "Path", "find_path", "plan", "take"]
+MODES = ("walk", "swim", "climb", "fly")
+_WATER = ("water", "deep_water")
+_STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+def diagonals(board: dict[str, Any]) -> str:
+    """The board's diagonal rule; a board saved before the setting existed is "1-2-1"."""
+    return str(board.get("diagonals", DEFAULT_DIAGONALS))
+
+
+def terrain_factor(kind: str | None, mode: str) -> int:
+    """What entering a cell of this terrain costs per step (1 or 2), or 0: not enterable."""
+    if kind == "wall":
+        return 0
+    if mode == "swim":
+        return 1 if kind in _WATER else 0
+    if mode == "climb":
+        return 1 if kind == "climbable" else 0
+    if mode == "fly":
+        return 1
+    if kind in ("deep_water", "climbable"):
+        return 0
+    return 2 if kind in ("difficult", "water") else 1
+
+
+@dataclass(frozen=True)
+class Path:
+    cells: list[tuple[int, int]]  # the top-left cells stepped into, in order; not the start
+    steps: int  # cost in cell steps, difficult terrain counted double
+    plain: int  # the same path's cost with no terrain doubling (its length)
+
+    @property
+    def doubled(self) -> int:
+        """Steps paid extra for difficult terrain."""
+        return self.steps - self.plain
+
+
+def _connected(fac: list[int], w: int, h: int, start: int, goal: int) -> bool:
+    """Whether any path joins the two cells (a flood fill: far cheaper than a search of
+    the whole map only to find there is no path)."""
+    seen = bytearray(w * h)
+    seen[start] = 1
+    todo = deque([start])
+    while todo:
+        i = todo.popleft()
+        if i == goal:
+            return True
+        x, y = i % w, i // w
+        for dx, dy in _STEPS:
+            nx, ny = x + dx, y + dy
+            if not (0 <= nx < w and 0 <= ny < h):
+                continue
+            j = ny * w + nx
+            if seen[j] or not fac[j]:
+                continue
+            if dx and dy and not (fac[y * w + nx] and fac[ny * w + x]):
+                continue
+            seen[j] = 1
+            todo.append(j)
+    return False
+
+
+FAR = Path([], -1, -1)  # find_path: any path there is dearer than the bound
+
+
+def _enemy_cells(enc: Encounter, c: Combatant) -> set[tuple[int, int]]:
+    """The cells of every standing enemy's token: nobody passes them."""
+    assert enc.board is not None
+    blocked: set[tuple[int, int]] = set()
+    for oid, t in enc.board["tokens"].items():
+        other = enc.combatants.get(oid)
+        if oid == c.id or not t["at"] or other is None or other.defeated:
+            continue
+        if other.side != c.side:
+            blocked.update(footprint(t["at"], t["size"]))
+    return blocked
+
+
+_BLOCKED = 9  # a cell not enterable, while taking the largest over a token's cells
+
+
+def _factors(enc: Encounter, c: Combatant, mode: str) -> list[int]:
+    """For every top-left cell (index y * width + x), what a step putting c's token there
+    costs per cell step: 0 when any cell it would cover is off the map, not enterable in
+    this mode, or an enemy's; else 1, or 2 for difficult terrain."""
+    board = enc.board
+    assert board is not None
+    size = int(board["tokens"][c.id]["size"])
+    w, h = board["width"], board["height"]
+    plain = terrain_factor(None, mode) or _BLOCKED
+    cell = [plain] * (w * h)
+    for k, kind in board["terrain"].items():
+        x, y = (int(v) for v in k.split(","))
+        cell[y * w + x] = terrain_factor(kind, mode) or _BLOCKED
+    for x, y in _enemy_cells(enc, c):
+        if 0 <= x < w and 0 <= y < h:
+            cell[y * w + x] = _BLOCKED
+    if size > 1:  # the largest over the size × size cells from each top-left
+        rows = [
+            max(cell[y * w + x : y * w + x + size]) if x + size <= w else _BLOCKED
+            for y in range(h)
+            for x in range(w)
+        ]
+        cell = [
+            max(rows[(y + d) * w + x] for d in range(size)) if y + size <= h else _BLOCKED
+            for y in range(h)
+            for x in range(w)
+        ]
+    return [0 if f == _BLOCKED else f for f in cell]
+
+
+def find_path(
+    enc: Encounter,
+    c: Combatant,
+    to: tuple[int, int],
+    mode: str = "walk",
+    bound: int | None = None,
+    flood: bool = False,
+) -> Path | None:
+    """The cheapest path for c's token to `to` (its top-left cell), or None when there is
+    none. A* over (cell, parity of the diagonals taken), guided by the cost of the same
+    distance over open ground (never more than the true cost, so the path found is a
+    cheapest one). With a bound (in cell steps) the search gives up on paths dearer than
+    it and answers FAR when there might be one: a move within its allowance, the common
+    case, never searches the whole map. With flood, a flood fill first answers None at
+    once when no path joins the cells (a search would visit the whole map to learn it)."""
+    board = enc.board
+    assert board is not None
+    w, h = int(board["width"]), int(board["height"])
+    fac = _factors(enc, c, mode)
+    one_two_one = diagonals(board) == "1-2-1"
+    tx, ty = to
+    goal = ty * w + tx
+
+    def guess(i: int, par: int) -> int:
+        dx, dy = abs(i % w - tx), abs(i // w - ty)
+        lo, hi = min(dx, dy), max(dx, dy)
+        return hi + (lo + par) // 2 if one_two_one else hi
+
+    at = board["tokens"][c.id]["at"]
+    start = int(at[1]) * w + int(at[0])
+    n = w * h
+    inf = (1 << 30, 0)
+    best: list[tuple[int, int]] = [inf] * (2 * n)  # state: parity * n + cell
+    came = [-1] * (2 * n)
+    best[start] = (0, 0)
+    if fac[goal] == 0 or (flood and not _connected(fac, w, h, start, goal)):
+        return None
+    heap: list[tuple[int, int, int, int]] = [(guess(start, 0), 0, 0, start)]
+    while heap:
+        cheapest, steps, plain, state = heapq.heappop(heap)
+        if best[state] < (steps, plain):
+            continue
+        if bound is not None and cheapest > bound:
+            return FAR
+        par, i = divmod(state, n)
+        if i == goal:
+            return _unwind(came, state, n, w, steps, plain)
+        x, y = i % w, i // w
+        for dx, dy in _STEPS:
+            nx, ny = x + dx, y + dy
+            if not (0 <= nx < w and 0 <= ny < h):
+                continue
+            j = ny * w + nx
+            f = fac[j]
+            diagonal = dx != 0 and dy != 0
+            if f == 0 or (diagonal and not (fac[y * w + nx] and fac[ny * w + x])):
+                continue  # not enterable, or cutting a corner
+            base, npar = 1, par
+            if diagonal and one_two_one:
+                base, npar = (2 if par else 1), 1 - par
+            cand = (steps + base * f, plain + base)
+            nstate = npar * n + j
+            if cand < best[nstate]:
+                best[nstate] = cand
+                came[nstate] = state
+                heapq.heappush(heap, (cand[0] + guess(j, npar), cand[0], cand[1], nstate))
+    return None
+
+
+def _unwind(came: list[int], state: int, n: int, w: int, steps: int, plain: int) -> Path:
+    cells = []
+    while came[state] != -1:
+        i = state % n
+        cells.append((i % w, i // w))
+        state = came[state]
+    cells.reverse()
+    return Path(cells, steps, plain)
+
+
+def occupant(enc: Encounter, c: Combatant, at: tuple[int, int]) -> str | None:
+    """Who else's token covers any cell c's token would cover at `at`."""
+    board = enc.board
+    assert board is not None
+    mine = set(footprint(list(at), board["tokens"][c.id]["size"]))
+    for oid, t in board["tokens"].items():
+        if oid != c.id and t["at"] and mine & set(footprint(t["at"], t["size"])):
+            return str(oid)
+    return None
+
+
+def m(x: float) -> str:
+    text = f"{x:.1f}".rstrip("0").rstrip(".")
+    return f"{text} m"
+
+
+# --- planning and moving -------------------------------------------------------------------
+
+
+def on_map(enc: Encounter, c: Combatant) -> bool:
+    return (
+        enc.board is not None
+        and c.id in enc.board["tokens"]
+        and enc.board["tokens"][c.id]["at"] is not None
+    )
+
+
+def plan(
+    enc: Encounter, cid: str, action_key: str, to: str, opts: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What moving `cid` to `to` with this action would be, changing nothing: the path (as
+    cells people read), its length and its cost in metres, the action's allowance, and
+    whether it may be taken (ok) or why not (reason)."""
+    from .registry import get_ruleset
+
+    rs = get_ruleset(enc.ruleset)
+    c = enc.get(cid)
+    a = rs.action(enc, action_key, c)
+    out: dict[str, Any] = {
+        "path": [],
+        "metres": 0.0,
+        "cost": 0.0,
+        "allowance": 0.0,
+        "ok": False,
+        "reason": "",
+    }
+    try:
+        p = route(enc, rs, c, a, to, dict(opts or {}))
+    except Refused as r:
+        out["reason"] = r.refusal.message
+        return out
+    out.update(p)
+    return out
+
+
+def route(
+    enc: Encounter, rs: Ruleset, c: Combatant, a: ActionDef, to: str, opts: dict[str, Any]
+) -> dict[str, Any]:
+    """The path and its numbers, refused when the action cannot take it. The allowance is
+    the ruleset's (Ruleset.path_allowance); an allowance still to be rolled (a Sprint's AGI
+    roll) is checked again when the action resolves."""
+    if enc.board is None:
+        raise refuse(
+            "no_board", "This encounter has no map: move without a cell, as far as the action goes."
+        )
+    if not on_map(enc, c):
+        raise refuse("not_on_map", f"{c.name} is not on the map: the GM places its token first.")
+    allowance = rs.path_allowance(enc, c, a, opts)
+    if allowance is None:
+        raise refuse("no_destination", f"{a.name} does not move to a cell on the map.")
+    metres_allowed, rule, mode = allowance
+    dest = parse_cell(str(to), enc.board)
+    where = label(*dest)
+    if list(dest) == list(enc.board["tokens"][c.id]["at"]):
+        raise refuse("no_change", f"{c.name} already stands at {where}.")
+    other = occupant(enc, c, dest)
+    if other is not None:
+        raise refuse(
+            "occupied",
+            f"{enc.public_name(other)} stands at {where}: a move may pass an ally but never "
+            "ends on someone else's cell.",
+        )
+    cell_m = float(enc.board["cell_m"])
+    p = find_path(enc, c, dest, mode, bound=int(metres_allowed / cell_m + 1e-9))
+    if p is FAR:  # beyond the allowance: the whole search, for the numbers
+        p = find_path(enc, c, dest, mode, flood=True)
+    if p is None:
+        how = {
+            "swim": "swimming (only through water)",
+            "climb": "climbing (only along climbable cells)",
+        }.get(mode, "by any path (walls, deep water, cliffs and enemies block it)")
+        raise refuse("no_path", f"{c.name} cannot reach {where} {how} ({rule}).")
+    cost = round(p.steps * cell_m, 2)
+    info = {
+        "to": where,
+        "path": [label(x, y) for x, y in p.cells],
+        "metres": round(p.plain * cell_m, 2),
+        "cost": cost,
+        "allowance": round(metres_allowed, 2),
+        "ok": cost <= metres_allowed + 1e-9,
+        "reason": "",
+        "rule": rule,
+    }
+    extra = f" ({m(p.doubled * cell_m)} of difficult terrain counts double)" if p.doubled else ""
+    info["summary"] = f"{where} is {m(cost)} away by the shortest path{extra}"
+    if not info["ok"]:
+        info["reason"] = f"{a.name} reaches {m(metres_allowed)}; {info['summary']}. ({rule})"
+    return info
+
+
+def take(
+    enc: Encounter,
+    rs: Ruleset,
+    c: Combatant,
+    a: ActionDef,
+    opts: dict[str, Any],
+    allowance: float | None = None,
+    *,
+    stop_short: bool = False,
+) -> dict[str, Any]:
+    """Move c's token along the path to opts["to"]: refused (nothing changes) when it is
+    longer than the allowance; with stop_short (a Sprint's rolled metres), the token stops
+    at the farthest cell of the path its metres reach where no one else stands.
+    Returns the route with "cost" the metres actually moved and "to" the cell reached."""
+    info = route(enc, rs, c, a, str(opts["to"]), opts)
+    limit = info["allowance"] if allowance is None else allowance
+    assert enc.board is not None
+    token = enc.board["tokens"][c.id]
+    if info["cost"] > limit + 1e-9:
+        if not stop_short:
+            raise refuse(
+                "too_far",
+                f"{a.name} reaches {m(limit)}; {info['summary']}. ({info['rule']})",
+            )
+        dest = _reachable_prefix(enc, c, info, limit)
+        if dest is None:
+            raise refuse(
+                "too_far",
+                f"{a.name} reaches {m(limit)}; {info['summary']}, and no cell on the way "
+                f"is free to stop on. ({info['rule']})",
+            )
+        info["stopped"] = True
+        info["to"], info["cost"] = dest
+    x, y = parse_cell(info["to"], enc.board)
+    token["at"] = [x, y]
+    return info
+
+
+def _reachable_prefix(
+    enc: Encounter, c: Combatant, info: dict[str, Any], limit: float
+) -> tuple[str, float] | None:
+    """The farthest cell of the path within `limit` metres where c may stop, and the metres
+    spent to reach it; path costs are recomputed step by step from the start."""
+    assert enc.board is not None
+    board = enc.board
+    mode = "walk"
+    cells = [parse_cell(t, board) for t in info["path"]]
+    cell_m = float(board["cell_m"])
+    one_two_one = diagonals(board) == "1-2-1"
+    size = board["tokens"][c.id]["size"]
+    x, y = board["tokens"][c.id]["at"]
+    steps, par = 0, 0
+    found: tuple[str, float] | None = None
+    for nx, ny in cells:
+        diagonal = nx != x and ny != y
+        base = 1
+        if diagonal and one_two_one:
+            base, par = (2 if par else 1), 1 - par
+        f = max(
+            terrain_factor(board["terrain"].get(key(cx, cy)), mode)
+            for cx, cy in footprint([nx, ny], size)
+        )
+        steps += base * max(f, 1)
+        if steps * cell_m > limit + 1e-9:
+            break
+        if occupant(enc, c, (nx, ny)) is None:
+            found = (label(nx, ny), round(steps * cell_m, 2))
+        x, y = nx, ny
+    return found
