@@ -576,7 +576,8 @@ class ActionPoints(Ruleset):
         moved = take(enc, self, c, a, opts)
         opts["to"] = moved["to"]
         c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
-        return f"{m(moved['cost'])} to {moved['to']}"
+        short = f", stopping short of {moved['path'][-1]}" if moved.get("stopped") else ""
+        return f"{m(moved['cost'])} to {moved['to']}{short}"
 
     def do_disengage(
         self,

@@ -416,8 +416,9 @@ class InitiativePasses(Ruleset):
             moved = take(enc, self, c, a, opts)
             c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
             speed = float(self.setting(enc, "speed", c))
+            short = f", stopping short of {moved['path'][-1]}" if moved.get("stopped") else ""
             where = (
-                f" {m(moved['cost'])} to {moved['to']} "
+                f" {m(moved['cost'])} to {moved['to']}{short} "
                 f"({m(c.turn['moved'])} of {m(speed)} this turn)"
             )
             data.update(to=moved["to"], metres=moved["cost"])

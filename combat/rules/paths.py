@@ -19,16 +19,24 @@ A diagonal step never cuts the corner of a cell the mover could not enter itself
 Other combatants' tokens: a path may pass through an ally's cells (same side) but not an
 enemy's, and may never end where another token stands. A token bigger than one cell moves
 by its top-left cell; every cell it covers on the way must be open to it.
+
+A player character's path is found on the map as the players know it (board.seen_board):
+no hidden combatant's token, no terrain or token under fog. So nothing the players cannot
+see changes a path, a cost or a refusal they read. The move then goes along that path on
+the real map and stops short, on the last cell it could stand on, where the real map stops
+it (a wall or an enemy under the fog, a hidden enemy in the way) or where its metres run
+out (difficult ground under the fog): the players learn what is there by running into it.
+The GM's combatants move on the real map.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .board import DEFAULT_DIAGONALS, DIAGONALS, footprint, key, label, parse_cell
+from .board import DEFAULT_DIAGONALS, DIAGONALS, footprint, key, label, parse_cell, seen_board
 from .refusal import Refused, refuse
 
 if TYPE_CHECKING:
@@ -282,12 +290,27 @@ def plan(
     return out
 
 
+def as_known(enc: Encounter, c: Combatant) -> Encounter:
+    """The encounter whose map a path of c's is found on: for a player character, the map
+    as the players know it (c's own token kept wherever it stands); else the real one."""
+    if enc.board is None or not c.is_pc:
+        return enc
+    hidden = {i for i, o in enc.combatants.items() if o.hidden}
+    seen = seen_board(enc, hidden)
+    assert seen is not None
+    if c.id in enc.board["tokens"]:
+        seen["tokens"][c.id] = enc.board["tokens"][c.id]
+    return replace(enc, board=seen)
+
+
 def route(
     enc: Encounter, rs: Ruleset, c: Combatant, a: ActionDef, to: str, opts: dict[str, Any]
 ) -> dict[str, Any]:
     """The path and its numbers, refused when the action cannot take it. The allowance is
     the ruleset's (Ruleset.path_allowance); an allowance still to be rolled (a Sprint's AGI
-    roll) is checked again when the action resolves."""
+    roll) is checked again when the action resolves. Found on the map as c's side knows
+    it (`as_known`)."""
+    enc = as_known(enc, c)
     if enc.board is None:
         raise refuse(
             "no_board", "This encounter has no map: move without a cell, as far as the action goes."
@@ -329,6 +352,7 @@ def route(
         "ok": cost <= metres_allowed + 1e-9,
         "reason": "",
         "rule": rule,
+        "mode": mode,
     }
     extra = f" ({m(p.doubled * cell_m)} of difficult terrain counts double)" if p.doubled else ""
     info["summary"] = f"{where} is {m(cost)} away by the shortest path{extra}"
@@ -355,20 +379,16 @@ def take(
     limit = info["allowance"] if allowance is None else allowance
     assert enc.board is not None
     token = enc.board["tokens"][c.id]
-    if info["cost"] > limit + 1e-9:
-        if not stop_short:
-            raise refuse(
-                "too_far",
-                f"{a.name} reaches {m(limit)}; {info['summary']}. ({info['rule']})",
-            )
+    if info["cost"] > limit + 1e-9 and not stop_short:
+        raise refuse(
+            "too_far",
+            f"{a.name} reaches {m(limit)}; {info['summary']}. ({info['rule']})",
+        )
+    if info["cost"] > limit + 1e-9 or as_known(enc, c) is not enc:
+        # Along the path on the real map, as far as the metres and the ground allow.
         dest = _reachable_prefix(enc, c, info, limit)
-        if dest is None:
-            raise refuse(
-                "too_far",
-                f"{a.name} reaches {m(limit)}; {info['summary']}, and no cell on the way "
-                f"is free to stop on. ({info['rule']})",
-            )
-        info["stopped"] = True
+        if dest[0] != info["to"]:
+            info["stopped"] = True
         info["to"], info["cost"] = dest
     x, y = parse_cell(info["to"], enc.board)
     token["at"] = [x, y]
@@ -377,29 +397,32 @@ def take(
 
 def _reachable_prefix(
     enc: Encounter, c: Combatant, info: dict[str, Any], limit: float
-) -> tuple[str, float] | None:
-    """The farthest cell of the path within `limit` metres where c may stop, and the metres
-    spent to reach it; path costs are recomputed step by step from the start."""
+) -> tuple[str, float]:
+    """The farthest cell of the path, on the real map, within `limit` metres and before
+    anything that stops the mover (ground it cannot enter, an enemy's token), where c may
+    stand; and the metres spent to reach it, recomputed step by step from the start. The
+    start itself (no metres) when the first step is already stopped."""
     assert enc.board is not None
     board = enc.board
-    mode = "walk"
+    mode = str(info.get("mode") or "walk")
     cells = [parse_cell(t, board) for t in info["path"]]
     cell_m = float(board["cell_m"])
     one_two_one = diagonals(board) == "1-2-1"
     size = board["tokens"][c.id]["size"]
     x, y = board["tokens"][c.id]["at"]
+    enemies = _enemy_cells(enc, c)
     steps, par = 0, 0
-    found: tuple[str, float] | None = None
+    found = (label(x, y), 0.0)
     for nx, ny in cells:
         diagonal = nx != x and ny != y
         base = 1
         if diagonal and one_two_one:
             base, par = (2 if par else 1), 1 - par
-        f = max(
-            terrain_factor(board["terrain"].get(key(cx, cy)), mode)
-            for cx, cy in footprint([nx, ny], size)
-        )
-        steps += base * max(f, 1)
+        covers = footprint([nx, ny], size)
+        factors = [terrain_factor(board["terrain"].get(key(cx, cy)), mode) for cx, cy in covers]
+        if min(factors) == 0 or enemies & set(covers):
+            break
+        steps += base * max(factors)
         if steps * cell_m > limit + 1e-9:
             break
         if occupant(enc, c, (nx, ny)) is None:

@@ -15,6 +15,7 @@ from combat.rules import preview
 from combat.rules.integrity import check
 from combat.rules.paths import find_path, plan
 from combat.rules.table import Table
+from tests.said import said
 
 AGI = {"AGI": {"dice": "1d8", "bonus": 2}}
 
@@ -89,7 +90,7 @@ def test_diagonals_1_2_1_count_every_second_diagonal_double():
     assert cost(t, ana, "E5") == 6.0
     assert t.gm("set_board", diagonals="1-1-1").ok
     assert t.state.board["diagonals"] == "1-1-1"
-    assert "diagonals 1-1-1" in t.last.events[-1]["text"]
+    assert "diagonals 1-1-1" in said(t.last.events[-1])
     assert cost(t, ana, "E5") == 4.0
     assert t.gm("set_board", diagonals="1-2-1").ok
     assert "diagonals" not in t.state.board  # the default is kept as absence
@@ -171,7 +172,7 @@ def test_ladder_walk_moves_the_token_records_the_metres_and_says_where():
     assert out.ok, out.refusal
     assert at(t, ana) == [2, 2]
     assert t.c(ana).turn["moved"] == 3.0
-    assert out.events[-1]["text"] == "Ana: Walk (½ Action), 3 m to C3."
+    assert said(out.events[-1]) == "Ana: Walk (½ Action), 3 m to C3."
     check(t.state, "action_ladder")
 
 
@@ -208,13 +209,13 @@ def test_ladder_sprint_stops_where_its_roll_runs_out():
     assert out.ok, out.refusal
     roll = out.events[-1]["rolls"][0]["total"]
     assert at(t, ana) == [2 + roll, 0]
-    assert "the roll runs out short of T1" in out.events[-1]["text"]
+    assert "it stops short of T1" in said(out.events[-1])
 
 
 def test_without_a_destination_movement_is_exactly_as_today():
     t, ana, _ = board(speed=12)
     out = t.act(ana, "walk")
-    assert out.events[-1]["text"] == "Ana: Walk (½ Action), up to 4 m."
+    assert said(out.events[-1]) == "Ana: Walk (½ Action), up to 4 m."
     assert at(t, ana) == [0, 0]
 
 
@@ -234,7 +235,7 @@ def test_action_points_move_goes_full_speed_per_ap():
     t, ana, _ = board("action_points", speed=6)
     out = t.act(ana, "move", to="G1")
     assert out.ok, out.refusal
-    assert out.events[0]["text"] == "Ana moves (walk, 1 AP) 6 m to G1."
+    assert said(out.events[0]) == "Ana moves (walk, 1 AP) 6 m to G1."
     out = t.act(ana, "move", to="I3")
     assert out.ok
     out = t.act(ana, "move", to="A10")
@@ -249,7 +250,7 @@ def test_action_points_disengage_moves_up_to_speed():
     assert "Disengage reaches 4 m" in t.act(ana, "disengage", to="F1").refusal.message
     out = t.act(ana, "disengage", to="E1")
     assert out.ok
-    assert "Ana Disengages (2 AP) and moves 4 m to E1" in out.events[0]["text"]
+    assert "Ana Disengages (2 AP) and moves 4 m to E1" in said(out.events[0])
 
 
 def test_initiative_passes_movement_is_free_up_to_speed_per_turn():
@@ -259,7 +260,7 @@ def test_initiative_passes_movement_is_free_up_to_speed_per_turn():
     assert t.act(ana, "move", to="D1").ok
     out = t.act(ana, "move", to="F1")
     assert out.ok
-    assert out.events[0]["text"] == "Ana moves (no AP) 2 m to F1 (5 m of 5 m this turn)."
+    assert said(out.events[0]) == "Ana moves (no AP) 2 m to F1 (5 m of 5 m this turn)."
     out = t.act(ana, "move", to="G1")
     assert out.refusal.message.startswith("Move reaches 0 m; G1 is 1 m away")
     assert "5 m a turn, 5 m moved already this turn" in out.refusal.message
@@ -396,3 +397,42 @@ def test_the_guided_search_finds_the_cheapest_cost(terrain, to, mode, one_one, b
         assert bounded is not None and bounded.steps == want
     if want is None:
         assert find_path(t.state, t.c(ana), to, mode, flood=True) is None
+
+
+# --- what the players cannot see ----------------------------------------------------------
+
+
+def test_a_hidden_enemy_changes_no_players_path_and_stops_the_move_where_it_stands():
+    """Hidden things are absent by construction (DESIGN.md): "Hidden combatants' tokens ...
+    never reach a player's ... page, frame or API answer" (issue 34), so a player's path,
+    cost and refusal are found without them; the move then stops where the real map
+    stops it, on the last cell before the hidden enemy."""
+    t, ana, bo = board(speed=12)
+    lurker = t.gm("add_combatant", name="Lurker", side="npc", initiative=5, hp=9)
+    t.gm("place", actor=lurker, cell="C1")
+    t.gm("hide", actor=lurker, hidden=True)
+    known = plan(t.state, ana, "walk", "D1")
+    assert known["path"] == ["B1", "C1", "D1"] and known["ok"]
+    assert "Lurker" not in str(known) and lurker not in str(known)
+    out = t.act(ana, "walk", to="D1")
+    assert out.ok, out.refusal
+    assert at(t, ana) == [1, 0]  # B1: stopped before the Lurker's cell
+    assert "it stops short of D1" in " ".join(said(e) for e in out.events)
+
+
+def test_terrain_under_fog_is_unknown_to_the_players_until_they_walk_into_it():
+    """ "cells the GM marks as hidden (unexplored) are drawn as fog for players" (issue 34):
+    a wall and difficult ground under the fog change neither the path the players are
+    shown nor its cost; walking along it stops at the wall."""
+    t, ana, _ = board(speed=12)
+    t.gm("paint", cells="D1", terrain="wall")
+    t.gm("fog", cells="C1:E3", fogged=True)
+    known = plan(t.state, ana, "walk", "E1")
+    assert known["path"] == ["B1", "C1", "D1", "E1"] and known["cost"] == 4.0
+    out = t.act(ana, "walk", to="E1")
+    assert out.ok, out.refusal
+    assert at(t, ana) == [2, 0]  # C1, the last cell before the wall
+    # The same wall in the open is known, and the path goes around it.
+    t2, ana2, _ = board(speed=12)
+    t2.gm("paint", cells="D1", terrain="wall")
+    assert "D1" not in plan(t2.state, ana2, "walk", "E1")["path"]

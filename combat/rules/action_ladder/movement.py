@@ -200,7 +200,7 @@ def do_move(
     if to:
         moved = take(self, enc, c, a, opts, dist, stop_short=key == "sprint")
         if moved.get("stopped"):
-            notes.append(f"the roll runs out short of {moved['path'][-1]}")
+            notes.append(f"it stops short of {moved['path'][-1]}")
         extra = f"; {'; '.join(notes)}" if notes else ""
         c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
         said = (
