@@ -879,7 +879,7 @@ def spectator_link(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
 
 
 def _spectator_limit_oob(enc: Encounter) -> str:
-    return render_to_string("combat/gm.html#spectator_limit", {"enc": enc, "oob": True})
+    return render_to_string("combat/gm.html#spectator_limit_field", {"enc": enc, "oob": True})
 
 
 @login_required
