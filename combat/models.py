@@ -164,8 +164,8 @@ class Presence(models.Model):
     role = models.CharField(max_length=10)
     seat = models.ForeignKey(Seat, on_delete=models.CASCADE, null=True, blank=True)
     last_seen = models.DateTimeField()
-    # The client's address as the server was told it (a spectator's, for the cap per
-    # address); "" when the server did not say.
+    # A spectator's address as the server was told it, for the cap per address; "" for
+    # the GM and players, and when the server did not say.
     address = models.CharField(max_length=64, blank=True, default="")
 
 

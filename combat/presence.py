@@ -100,7 +100,9 @@ def admit(
         by_address = viewer.role == SPECTATOR and address and per_address is not None
         if by_address and on_link(viewer, address=address) >= (per_address or 0):
             return Crowded(Crowded.ADDRESS, per_address or 0)
-        join(viewer, channel_name, address)
+        # Only a spectator's address is kept (what the cap counts); rows are forgotten
+        # with the socket, or FORGET after a crash.
+        join(viewer, channel_name, address if viewer.role == SPECTATOR else "")
     return None
 
 
