@@ -15,8 +15,12 @@ reconnect: that burst is dropped, not punished. Both close codes are outside
 htmx's reconnect list, so a page that misbehaves stops instead of coming back
 to do it again; it is told why first.
 
-A link holds at most MAX_SOCKETS sockets, admitted before joining anything (combat/presence.py);
-one more is told why and closed with CROWDED, which a page retries about once a minute. The
+A seat's link holds at most MAX_SOCKETS sockets, the spectators' link as many as the GM set
+(Encounter.spectator_limit, 100 unless changed), and one client address at most
+VTT_SPECTATORS_PER_ADDRESS of the spectators' (so a leaked link cannot be held open by
+thousands of sockets from one machine). Sockets are admitted before joining anything
+(combat/presence.py); one more is told why in words (a full link, or too many screens from
+one address) and closed with CROWDED, which a page retries about once a minute. The
 whole views a page asks for (resync, a heartbeat naming another version) are budgeted per
 link (RESYNCS_PER_LINK), over all its sockets; one past the budget is sent once it allows.
 
@@ -63,9 +67,10 @@ TOO_MANY = 4429  # like HTTP 429
 SILENT = 4408  # like HTTP 408: no heartbeat came; a page that is still there reconnects
 LOGGED_OUT = 4401  # like HTTP 401: the GM's log-in ended (logged out, password changed)
 CROWDED = 4409  # like HTTP 409: this link already has as many sockets as it may
-# Sockets one link may hold at once, across every server process: a seat is one player
-# (a phone, a laptop, a tab or two); the spectators' link feeds a room's screens and streams.
-MAX_SOCKETS = {PLAYER: 8, SPECTATOR: 20}
+# Sockets a seat's link may hold at once, across every server process: a seat is one player
+# (a phone, a laptop, a tab or two). The spectators' link feeds a room's screens and
+# streams: its cap is the GM's setting on the encounter (combat/presence.py).
+MAX_SOCKETS: dict[str, int] = {PLAYER: 8}
 
 MAX_MESSAGE_BYTES = 64 * 1024
 BURST = 10
@@ -122,6 +127,23 @@ def crowded_reason(who: str, cap: int) -> str:
         f"This {who} is open on too many screens ({cap}): close one. "
         "This page tries again in a minute."
     )
+
+
+def address_crowded_reason(cap: int) -> str:
+    """Why a spectator socket was turned away for its address (at most 123 bytes)."""
+    return (
+        f"This device or network already shows this table on {cap} screens: close one. "
+        "This page tries again in a minute."
+    )
+
+
+def client_address(scope: dict[str, Any]) -> str:
+    """The client's address as the server tells it: what Django's requests call REMOTE_ADDR,
+    which the rate limits count by (behind a proxy, daphne's --proxy-headers puts the
+    client's own address there; a header the client sends itself is never read here).
+    "" when the server does not say (then the cap per address does not apply)."""
+    client = scope.get("client")
+    return str(client[0]) if client else ""
 
 
 TOO_BIG_NOTICE = _notice(
@@ -295,13 +317,17 @@ class TableConsumer(AsyncWebsocketConsumer):
         # Counted and written in one step before anything else: a socket its link has no
         # room for never joins a group or the list of who is connected, so the GM hears
         # nothing of it, and sockets opened at once cannot all count each other out.
-        cap = MAX_SOCKETS.get(self.role)
-        admitted = await database_sync_to_async(presence.admit)(self.viewer, self.channel_name, cap)
-        self.joined = admitted
+        refused = await database_sync_to_async(presence.admit)(
+            self.viewer,
+            self.channel_name,
+            MAX_SOCKETS.get(self.role),
+            address=client_address(self.scope),
+            per_address=settings.VTT_SPECTATORS_PER_ADDRESS,
+        )
+        self.joined = refused is None
         await self.accept()
-        if not admitted:
-            assert cap is not None
-            await self.crowded(cap)
+        if refused is not None:
+            await self.crowded(refused)
             return
         # One listener per group and process hands pushes to this socket (combat/fanout.py).
         await fanout.join(self.group, self)
@@ -553,11 +579,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not ok:
             await self.link_gone()
 
-    async def crowded(self, cap: int) -> None:
-        """Tell a socket its link had no room for it (it joined nothing), then close it
-        with 4409 and the same sentence as the reason, which the page shows."""
-        who = "player link" if self.role == PLAYER else "spectator link"
-        reason = crowded_reason(who, cap)
+    async def crowded(self, refused: presence.Crowded) -> None:
+        """Tell a socket its link (or its address) had no room for it (it joined nothing),
+        then close it with 4409 and the same sentence as the reason, which the page shows."""
+        if refused.why == presence.Crowded.ADDRESS:
+            reason = address_crowded_reason(refused.cap)
+        else:
+            who = "player link" if self.role == PLAYER else "spectator link"
+            reason = crowded_reason(who, refused.cap)
         self.gone = True
         await self.send(text_data=_notice("socket-crowded", reason))
         await self.close(code=CROWDED, reason=reason)

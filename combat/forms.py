@@ -14,6 +14,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.http import QueryDict
 
+from combat.models import SPECTATOR_LIMIT_RANGE
 from combat.rules import get_ruleset
 
 # Plain fields copied into a command when present and not blank.
@@ -126,6 +127,20 @@ def seat_name_problem(name: str) -> str | None:
     if len(name) > MAX_SEAT_NAME:
         return f"A seat name is at most {MAX_SEAT_NAME} characters; this one has {len(name)}."
     return None
+
+
+def spectator_limit(raw: object) -> tuple[int | None, str | None]:
+    """The GM's number of screens the spectators' link may hold: (the number, None), or
+    (None, the sentence saying why not)."""
+    low, high = SPECTATOR_LIMIT_RANGE
+    rule = f"The spectator limit is a whole number of screens from {low} to {high:,}"
+    text = str(raw if raw is not None else "").strip().replace(",", "")
+    if not text.isdigit() or len(text) > 6:
+        return None, f"{rule}; it is unchanged."
+    number = int(text)
+    if not low <= number <= high:
+        return None, f"{rule}, not {number:,}; it is unchanged."
+    return number, None
 
 
 def command_from_post(post: QueryDict) -> dict[str, Any]:

@@ -41,7 +41,13 @@ from django.views.decorators.csrf import csrf_exempt
 
 from combat import api, chat, forms, planner, ratelimit, screens, services, statediff, words
 from combat.access import Viewer, gm_encounter, gm_viewer
-from combat.models import ChatMessage, CombatantTemplate, Encounter, LogEntry
+from combat.models import (
+    SPECTATOR_LIMIT_DEFAULT,
+    ChatMessage,
+    CombatantTemplate,
+    Encounter,
+    LogEntry,
+)
 from combat.rules import Encounter as State
 from combat.rules import Refusal, apply, dice, get_ruleset, new_encounter, rulesets
 from combat.rules.integrity import Inconsistent, restore_and_exercise
@@ -221,6 +227,8 @@ def export_head(enc: Encounter) -> dict[str, Any]:
             "cost_overrides": state.cost_overrides,
             "phase": state.phase,
             "round": state.round,
+            # How many screens the spectators' link may hold (the link itself is not here).
+            "spectator_limit": enc.spectator_limit,
         },
         "combatants": combatants,
         # The fight as it stands, for "resume" (plan_resume); the same JSON the database
@@ -408,6 +416,7 @@ class _Plan:
     rows: list[LogEntry] = dataclass_field(default_factory=list)
     chat: list[ChatMessage] = dataclass_field(default_factory=list)
     stored: int = 0
+    spectator_limit: int = SPECTATOR_LIMIT_DEFAULT
 
     def count(self, *values: Any) -> None:
         """Add what these values take stored; refuse once an import would store too much."""
@@ -418,6 +427,17 @@ class _Plan:
                 "(its log and combatants together), the most one import may: export a "
                 "shorter fight or leave out its history."
             )
+
+
+def _spectator_limit(info: dict[str, Any]) -> int:
+    """The export's spectator limit (an older export has none: the default)."""
+    raw = info.get("spectator_limit")
+    if raw is None:
+        return SPECTATOR_LIMIT_DEFAULT
+    limit, problem = forms.spectator_limit(raw if isinstance(raw, int | str) else "")
+    if limit is None:
+        raise NotAnExport(f'In that export, "spectator_limit" is refused: {problem}')
+    return limit
 
 
 def _new_state(info: dict[str, Any]) -> State:
@@ -447,7 +467,7 @@ def plan_import(data: dict[str, Any]) -> _Plan:
     """
     info = data["encounter"]
     state = _new_state(info)
-    plan = _Plan(state, state.to_dict())
+    plan = _Plan(state, state.to_dict(), spectator_limit=_spectator_limit(info))
     rng = services.make_rng()
 
     def run(command: dict[str, Any], what: str) -> list[dict[str, Any]]:
@@ -543,7 +563,7 @@ def plan_resume(data: dict[str, Any]) -> _Plan:
         raise NotAnExport(
             f"The fight in that export has settings this site does not know: {unknown}."
         )
-    plan = _Plan(state, state.to_dict())
+    plan = _Plan(state, state.to_dict(), spectator_limit=_spectator_limit(info))
     plan.count(plan.last)
     _plan_log(plan, data.get("log", []), {cid: cid for cid in state.combatants})
     _plan_chat(plan, data.get("chat", []))
@@ -604,7 +624,14 @@ def write_import(user: Any, plan: _Plan) -> Encounter:
     """Write a worked-out import (see `write_slices`)."""
     rows = plan.rows
     slices = (rows[i : i + ROWS_PER_WRITE] for i in range(0, len(rows), ROWS_PER_WRITE))
-    return write_slices(user, plan.state, commands_in(rows), slices, plan.chat)
+    return write_slices(
+        user,
+        plan.state,
+        commands_in(rows),
+        slices,
+        plan.chat,
+        spectator_limit=plan.spectator_limit,
+    )
 
 
 def commands_in(rows: list[LogEntry]) -> int:
@@ -617,6 +644,8 @@ def write_slices(
     commands: int,
     slices: Iterable[list[LogEntry]],
     chat_rows: Iterable[ChatMessage] = (),
+    *,
+    spectator_limit: int = SPECTATOR_LIMIT_DEFAULT,
 ) -> Encounter:
     """Write the encounter row, then its log one slice of rows at a time, each slice its
     own short transaction, so other tables' commands get in between. Should a slice fail,
@@ -628,6 +657,7 @@ def write_slices(
             ruleset=state.ruleset,
             state=state.to_dict(),
             version=1 + commands,
+            spectator_limit=spectator_limit,
         )
     try:
         for rows in slices:

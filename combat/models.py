@@ -26,6 +26,12 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+# The spectators' link holds at most this many sockets unless the GM sets another number
+# (a room's TV and a stream's audience: a Discord of 50 fits; the most is 1,000).
+SPECTATOR_LIMIT_DEFAULT = 100
+SPECTATOR_LIMIT_RANGE = (1, 1000)
+
+
 class Encounter(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="encounters"
@@ -42,6 +48,8 @@ class Encounter(models.Model):
     chat_spectators = models.BooleanField(default=False)
     # Whether those spectators may also write (each under a name kept in their browser).
     chat_spectators_write = models.BooleanField(default=False)
+    # Sockets the spectators' link may hold at once, set by the GM (combat/presence.py).
+    spectator_limit = models.PositiveSmallIntegerField(default=SPECTATOR_LIMIT_DEFAULT)
     # The spectators the GM muted: their id (kept in their browser session) -> their name.
     chat_muted = models.JSONField(default=dict, blank=True)
     # The stored file of the map's background image (its name in default_storage), or
@@ -156,6 +164,9 @@ class Presence(models.Model):
     role = models.CharField(max_length=10)
     seat = models.ForeignKey(Seat, on_delete=models.CASCADE, null=True, blank=True)
     last_seen = models.DateTimeField()
+    # A spectator's address as the server was told it, for the cap per address; "" for
+    # the GM and players, and when the server did not say.
+    address = models.CharField(max_length=64, blank=True, default="")
 
 
 class CombatantTemplate(models.Model):

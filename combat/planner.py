@@ -56,6 +56,7 @@ class Packed:
     slices: list[bytes]
     resumed: bool = False
     chat: bytes = b""
+    spectator_limit: int | None = None  # None: the default
 
 
 def _work_out(raw: bytes, resume: bool) -> Packed:
@@ -78,6 +79,7 @@ def _work_out(raw: bytes, resume: bool) -> Packed:
         [pickle.dumps(rows[i : i + ROWS_PER_WRITE]) for i in range(0, len(rows), ROWS_PER_WRITE)],
         resumed,
         pickle.dumps(plan.chat),
+        plan.spectator_limit,
     )
 
 
@@ -115,4 +117,6 @@ def import_upload(user: Any, raw: bytes, *, resume: bool = False) -> tuple[Encou
         raise NotAnExport(f"checking the import took longer than {TIMEOUT} s.") from None
     slices = (pickle.loads(rows) for rows in packed.slices)
     chat = pickle.loads(packed.chat) if packed.chat else []
-    return write_slices(user, packed.state, packed.commands, slices, chat), packed.resumed
+    limit = {} if packed.spectator_limit is None else {"spectator_limit": packed.spectator_limit}
+    enc = write_slices(user, packed.state, packed.commands, slices, chat, **limit)
+    return enc, packed.resumed

@@ -7,7 +7,9 @@ goes silent is dropped by its own consumer (combat/consumers.py) and the GM told
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import transaction
@@ -32,7 +34,7 @@ def live(encounter_id: int) -> QuerySet[Presence]:
     )
 
 
-def join(viewer: Viewer, channel_name: str) -> None:
+def join(viewer: Viewer, channel_name: str, address: str = "") -> None:
     now = timezone.now()
     Presence.objects.filter(last_seen__lt=now - FORGET).delete()
     role = {PLAYER: Presence.PLAYER, SPECTATOR: Presence.SPECTATOR}.get(viewer.role, Presence.GM)
@@ -43,31 +45,65 @@ def join(viewer: Viewer, channel_name: str) -> None:
             "role": role,
             "seat_id": viewer.seat_id,
             "last_seen": now,
+            "address": address[:64],
         },
     )
 
 
-def admit(viewer: Viewer, channel_name: str, cap: int | None) -> bool:
-    """Join the list of who is connected, unless the viewer's link already holds `cap` live
-    sockets (no cap: always). False means "crowded": nothing was written.
+@dataclass(frozen=True)
+class Crowded:
+    """Why a socket was turned away: its link is full (`LINK`), or its address already
+    holds as many of the link's sockets as one address may (`ADDRESS`); `cap` is that
+    number."""
 
-    The count and the new row are one transaction under a lock on the link's row (the
+    LINK: ClassVar[str] = "link"
+    ADDRESS: ClassVar[str] = "address"
+
+    why: str
+    cap: int
+
+
+def admit(
+    viewer: Viewer,
+    channel_name: str,
+    cap: int | None,
+    *,
+    address: str = "",
+    per_address: int | None = None,
+) -> Crowded | None:
+    """Join the list of who is connected, unless the viewer's link already holds its cap
+    of live sockets, or (spectators) the client's address holds `per_address` of them.
+    None means admitted; a Crowded says why not, and then nothing was written.
+
+    A seat's cap is `cap` (None: no cap, the GM's). The spectators' cap is the one the GM
+    set on the encounter (`Encounter.spectator_limit`), read under the lock below, so a
+    change counts from the next connect. A socket whose server did not say the client's
+    address ("") is counted on the link only.
+
+    The counts and the new row are one transaction under a lock on the link's row (the
     seat, or the encounter for the spectators' link; on SQLite the IMMEDIATE transaction
     is the lock), so sockets opened at once, in one process or several, are admitted one
     after the other: of 21 opened together on a link that takes 20, exactly one is refused.
     """
     with transaction.atomic():
-        if cap is not None:
-            link = (
-                Seat.objects.filter(pk=viewer.seat_pk)
-                if viewer.role == PLAYER
-                else Encounter.objects.filter(pk=viewer.encounter_id)
+        if viewer.role == SPECTATOR:
+            locked = Encounter.objects.select_for_update().filter(pk=viewer.encounter_id)
+            cap = next(iter(locked.values_list("spectator_limit", flat=True)), cap)
+        elif cap is not None:
+            list(
+                Seat.objects.select_for_update()
+                .filter(pk=viewer.seat_pk)
+                .values_list("pk", flat=True)
             )
-            list(link.select_for_update().values_list("pk", flat=True))
-            if on_link(viewer) >= cap:
-                return False
-        join(viewer, channel_name)
-    return True
+        if cap is not None and on_link(viewer) >= cap:
+            return Crowded(Crowded.LINK, cap)
+        by_address = viewer.role == SPECTATOR and address and per_address is not None
+        if by_address and on_link(viewer, address=address) >= (per_address or 0):
+            return Crowded(Crowded.ADDRESS, per_address or 0)
+        # Only a spectator's address is kept (what the cap counts); rows are forgotten
+        # with the socket, or FORGET after a crash.
+        join(viewer, channel_name, address if viewer.role == SPECTATOR else "")
+    return None
 
 
 def touch(channel_name: str) -> None:
@@ -98,11 +134,15 @@ def audiences(
     return gm, seats, public
 
 
-def on_link(viewer: Viewer) -> int:
-    """How many live sockets share this viewer's link (a seat's, or the spectators')."""
+def on_link(viewer: Viewer, address: str | None = None) -> int:
+    """How many live sockets share this viewer's link (a seat's, or the spectators'); with
+    an address, only those from it (spectators)."""
     if viewer.role == PLAYER:
         seat = viewer.seat_pk
         return live(viewer.encounter_id).filter(role=Presence.PLAYER, seat_id=seat).count()
     if viewer.role == SPECTATOR:
-        return live(viewer.encounter_id).filter(role=Presence.SPECTATOR).count()
+        spectators = live(viewer.encounter_id).filter(role=Presence.SPECTATOR)
+        if address is not None:
+            spectators = spectators.filter(address=address)
+        return spectators.count()
     return 0

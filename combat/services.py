@@ -486,6 +486,12 @@ def set_spectator_link(encounter_id: int, enabled: bool) -> str | None:
     return enc.spectator_token
 
 
+def set_spectator_limit(encounter_id: int, limit: int) -> None:
+    """How many sockets the spectators' link may hold: counted at the next connect, so the
+    screens already watching stay (combat/presence.py). Not rules state: no new version."""
+    Encounter.objects.filter(pk=encounter_id).update(spectator_limit=limit)
+
+
 # --- table talk (combat/chat.py): not rules state, no version; pushed on its own ----------
 
 

@@ -48,6 +48,11 @@ urlpatterns = [
     ),
     path("enc/<int:encounter_id>/links/", views.gm_links, name="gm_links"),
     path("enc/<int:encounter_id>/spectator/", views.spectator_link, name="spectator_link"),
+    path(
+        "enc/<int:encounter_id>/spectator/limit/",
+        views.spectator_limit,
+        name="spectator_limit",
+    ),
     path("enc/<int:encounter_id>/log.json", views.log_download, name="log_download"),
     # The battle map's background image (combat/board_image.py)
     path("enc/<int:encounter_id>/map/image/", board_image.gm_upload, name="board_image_upload"),

@@ -878,6 +878,36 @@ def spectator_link(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
     return answer(request, gm_viewer(enc), notice=notice, back=back, extra=_links_oob(enc))
 
 
+def _spectator_limit_oob(enc: Encounter) -> str:
+    return render_to_string("combat/gm.html#spectator_limit_field", {"enc": enc, "oob": True})
+
+
+@login_required
+@require_POST
+def spectator_limit(request: HtmxHttpRequest, encounter_id: int) -> HttpResponse:
+    """The GM sets how many screens the spectators' link may hold (from the next connect)."""
+    enc = gm_encounter(request.user, encounter_id)
+    back = reverse("gm_console", args=[enc.pk])
+    limit, problem = forms.spectator_limit(request.POST.get("limit"))
+    if limit is None:
+        return answer(
+            request,
+            gm_viewer(enc),
+            refusal=Refusal("bad_option", problem or ""),
+            back=back,
+            extra=_spectator_limit_oob(enc),
+        )
+    services.set_spectator_limit(enc.pk, limit)
+    enc.spectator_limit = limit
+    notice = (
+        f"The spectator link now takes up to {limit:,} screen{'s' if limit != 1 else ''} "
+        "(from the next one to connect; those watching stay)."
+    )
+    return answer(
+        request, gm_viewer(enc), notice=notice, back=back, extra=_spectator_limit_oob(enc)
+    )
+
+
 @login_required
 @require_GET
 def log_download(request: HttpRequest, encounter_id: int) -> HttpResponse:

@@ -267,6 +267,15 @@ VTT_RATE_NEW_TOKENS = (env_int("VTT_RATE_NEW_TOKENS", 10), 60)
 # The most API tokens one account may hold at once (a program or two, a spare).
 VTT_MAX_API_TOKENS = env_int("VTT_MAX_API_TOKENS", 10)
 
+# The most sockets one client address may hold on one spectators' link (a room's TV, a
+# laptop, a phone or two), so a leaked link cannot be held open by thousands of sockets
+# from one machine; the link's own cap is the GM's setting (combat/presence.py). The
+# address is the one the rate limits count by (REMOTE_ADDR: behind a proxy, what daphne's
+# --proxy-headers puts there). Raise it for a classroom watching from behind one address.
+VTT_SPECTATORS_PER_ADDRESS = env_int("VTT_SPECTATORS_PER_ADDRESS", 4)
+if VTT_SPECTATORS_PER_ADDRESS < 1:
+    raise ImproperlyConfigured("VTT_SPECTATORS_PER_ADDRESS must be 1 or more.")
+
 # --- Authentication ----------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -32,7 +32,7 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
 
     from combat import services
     from combat.access import gm_viewer
-    from combat.models import Encounter
+    from combat.models import SPECTATOR_LIMIT_RANGE, Encounter
 
     username = spec.get("username", "bench-gm")
     password = spec.get("password") or secrets.token_urlsafe(16)
@@ -58,6 +58,9 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
         for i in range(int(count)):
             enc = services.create_encounter(gm, f"{name} {i + 1}", "action_points", {})
             assert isinstance(enc, Encounter), enc
+            # The streamed tables connect all their spectators (500 at most): the GM's
+            # limit is set to the most it can be, as a streamer with that audience would.
+            services.set_spectator_limit(enc.pk, SPECTATOR_LIMIT_RANGE[1])
             pcs = [
                 add(enc, name=f"Hero {p + 1}", side="pc", hp=1000, initiative=20 - p)
                 for p in range(players)

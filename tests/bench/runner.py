@@ -195,6 +195,7 @@ class Run:
     refused: int = 0
     superseded: int = 0
     notes: list[str] = field(default_factory=list)
+    unviewed: int = 0  # pages that never got their first view: the run proves no target
 
 
 class Progress:
@@ -377,7 +378,8 @@ class Session:
                 break
             await asyncio.sleep(0.05)
         else:
-            notes.append("some pages never got their first view")
+            unviewed = sum(c.expects_view for t in self.tables for c in t.clients)
+            notes.append(f"{unviewed} pages never got their first view")
         if harness.RETRIES.count > retried:
             notes.append(f"{harness.RETRIES.count - retried} socket connections had to be retried")
         return notes
@@ -391,6 +393,8 @@ class Session:
         rss0 = _rss(servers)
         before = sum(len(t.clients) for t in self.tables)
         notes = await self.grow(scenario, label)
+        # Counted once every page had its time to connect (grow waits for that).
+        unviewed = sum(c.expects_view for t in self.tables for c in t.clients)
         added = sum(len(t.clients) for t in self.tables) - before
         await _quiet(servers, quiet)
         # What holding the connections costs: every new socket open and its first view sent.
@@ -476,6 +480,7 @@ class Session:
             refused=sum(len(t.refused) for t in tables),
             superseded=sum(c.superseded for t in tables for c in t.clients),
             notes=notes,
+            unviewed=unviewed,
         )
         self.progress.done(
             f"{label}: {actions} actions, p50/p95/p99 {fmt(run.p50_ms)}/{fmt(run.p95_ms)}/"

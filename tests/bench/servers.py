@@ -44,6 +44,10 @@ PRODUCTION = {
     "DJANGO_SECURE_SSL_REDIRECT": "0",
     # The benchmark's sockets send no heartbeat: a silent one must not be closed mid-run.
     "VTT_PRESENCE_TIMEOUT": "0",
+    # Every benchmark socket comes from 127.0.0.1: the spectators of a streamed table
+    # (500 at most) would be turned away by the cap per address, which a real audience
+    # (each from its own address) never meets.
+    "VTT_SPECTATORS_PER_ADDRESS": "1000",
 }
 
 

@@ -212,14 +212,16 @@ def test_a_socket_the_server_drops_says_reconnecting_then_back(browser, live_ser
 def test_a_page_turned_away_from_a_crowded_link_says_why_and_retries_slowly(
     browser, live_server_url, fight
 ):
-    """Issue 36 item 3: the 21st screen on the spectators' link is closed with 4409 and a
-    reason; the page shows that reason and tries again about once a minute (the page's
-    timers run on Playwright's clock), not twice a second."""
-    from combat.consumers import CROWDED, MAX_SOCKETS, crowded_reason
+    """Issue 36 item 3: a screen past the spectators' link's limit (the GM's setting, 100
+    unless changed) is closed with 4409 and a reason; the page shows that reason and tries
+    again about once a minute (the page's timers run on Playwright's clock), not twice a
+    second."""
+    from combat.consumers import CROWDED, crowded_reason
+    from combat.models import SPECTATOR_LIMIT_DEFAULT
 
     t, _ = fight
     watcher = open_person(browser, "spectator", "Screen 21")
-    reason = crowded_reason("spectator link", MAX_SOCKETS["spectator"])
+    reason = crowded_reason("spectator link", SPECTATOR_LIMIT_DEFAULT)
     routes = []
 
     def opened(ws) -> None:  # the page's socket opens, with no server behind it
@@ -236,7 +238,7 @@ def test_a_page_turned_away_from_a_crowded_link_says_why_and_retries_slowly(
         routes[0].close(code=CROWDED, reason=reason)  # as the server turns one away
         line = watcher.page.get_by_test_id("connection")
         expect(line).to_have_text(reason)
-        assert "(20)" in reason and "tries again" in reason
+        assert "(100)" in reason and "tries again" in reason
         assert len(routes) == 1
         watcher.page.clock.run_for(30_000)  # a fast retry would have come 60 times by now
         assert len(routes) == 1

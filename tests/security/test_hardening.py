@@ -447,9 +447,15 @@ def test_served_by_make_runs_server_the_access_log_holds_no_link(tmp_path: Path)
 @pytest.mark.parametrize("kind", ["player", "spectator"])
 async def test_one_link_holds_a_bounded_number_of_sockets(kind: str):
     t, _, _ = await build()
+    from channels.db import database_sync_to_async
+
+    from combat import services
     from combat.consumers import MAX_SOCKETS
 
-    cap = MAX_SOCKETS[kind]
+    # A seat's cap is fixed; the spectators' is the GM's setting (set here to 20).
+    cap = MAX_SOCKETS["player"] if kind == "player" else 20
+    if kind == "spectator":
+        await database_sync_to_async(services.set_spectator_limit)(t.enc.pk, cap)
     path = f"/ws/p/{t.seat1.token}/" if kind == "player" else f"/ws/s/{t.enc.spectator_token}/"
     open_ = [socket(path) for _ in range(cap)]
     for comm in open_:

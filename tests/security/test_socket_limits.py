@@ -17,10 +17,11 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.db import connections
 
-from combat import broadcast, consumers, presence
+from combat import broadcast, consumers, presence, services
 from combat.access import GM, spectator_viewer
 from tests.markers import before_resync, first_view, is_whole_view, pushed_so_far
 
@@ -45,6 +46,7 @@ async def outcome(comm: WebsocketCommunicator) -> tuple[str, str]:
 
 async def test_21_sockets_opened_at_once_admit_20_and_the_gm_hears_only_of_those(spectator_cap):
     t, gm_cookie, _ = await build()
+    await set_limit(t.enc.pk, spectator_cap)
     gm = socket(f"/ws/enc/{t.enc.pk}/gm/", cookie=gm_cookie)
     assert (await gm.connect(timeout=TIMEOUT))[0]
     gm_group = broadcast.group_name(t.enc.pk, GM)
@@ -76,7 +78,11 @@ async def test_21_sockets_opened_at_once_admit_20_and_the_gm_hears_only_of_those
 
 @pytest.fixture
 def spectator_cap() -> int:
-    return consumers.MAX_SOCKETS["spectator"]
+    """The spectators' cap these tests set (the GM's setting; 100 unless changed)."""
+    return 20
+
+
+set_limit = database_sync_to_async(services.set_spectator_limit)
 
 
 def test_admission_holds_with_connects_on_threads_of_their_own(spectator_cap):
@@ -85,11 +91,12 @@ def test_admission_holds_with_connects_on_threads_of_their_own(spectator_cap):
     from asgiref.sync import async_to_sync
 
     t, *_ = async_to_sync(build)()
+    services.set_spectator_limit(t.enc.pk, spectator_cap)
     viewer = spectator_viewer(t.enc)
 
     def admit(n: int) -> bool:
         try:
-            return presence.admit(viewer, f"socket.thread-{n}", spectator_cap)
+            return presence.admit(viewer, f"socket.thread-{n}", None) is None
         finally:
             connections.close_all()
 
