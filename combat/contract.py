@@ -361,8 +361,12 @@ class EncounterOut(Schema):
 
 
 class Event(Schema):
+    """A fact, with its sentence written for the caller (`text`); docs/api.md, the log."""
+
     kind: str
     text: str
+    say: str | None = None
+    names: dict[str, str] = {}
     actor: str | None
     involved: list[str]
     rolls: list[dict[str, Any]]

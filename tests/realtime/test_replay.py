@@ -48,7 +48,9 @@ from tests.replay import Page, a_command, element, first_difference, normalised
 from .conftest import socket
 
 # About 15-50 s per ruleset on two busy cores: more than `make quick` should wait for.
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz]
+# 150 commands per ruleset, every frame applied to every audience's page: about a minute
+# on a quiet machine, several on a loaded one (the suite's limit is 300 s a test).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz, pytest.mark.timeout(600)]
 
 COMMANDS = 150
 CHECKPOINTS = range(25, COMMANDS, 25)

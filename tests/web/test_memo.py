@@ -24,7 +24,9 @@ from combat.templatetags.memo import STORE
 from tests.replay import a_command
 from tests.web.conftest import HIDDEN
 
-pytestmark = pytest.mark.django_db
+# A few hundred commands rendered twice for every audience: with the other long replays
+# (tests/realtime/test_replay.py), in the whole suite but not in `make quick`.
+pytestmark = [pytest.mark.django_db, pytest.mark.fuzz, pytest.mark.timeout(600)]
 
 
 def views(enc: Encounter, *, memo: bool) -> dict[str, str]:
