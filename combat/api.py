@@ -519,7 +519,11 @@ def commands(request: HttpRequest, encounter_id: str) -> JsonResponse:
         "version": result.version,
         "seq": result.seq,
         "replayed": result.replayed,
-        "events": result.events if state is None else visible_events(result.events, viewer, state),
+        "events": (
+            [screens.for_gm(e) for e in result.events]
+            if state is None
+            else visible_events(result.events, viewer, state)
+        ),
     }
     response = JsonResponse(body)
     if result.replayed:
