@@ -57,7 +57,9 @@ def _attack(s: Said) -> str:
         against += f" (+{s['stance']} stance)"
     if s["reaction_bonus"] or s["reaction"]:
         against += f" ({s['reaction']} {s['reaction_bonus']:+d})"
-    if s.sees(by):
+    # The facts kept for those who could not see the attacker have no roll: a line read
+    # in them after the attacker is revealed names it, still without its roll and cost.
+    if s.sees(by) and "roll" in s.data:
         head = f"{s.Name(by)}: {s['label']} on {target}, {s['roll']} against {against}"
     else:
         head = f"{s.Name(by)}: {s['name']} on {target}, against {against}"

@@ -208,3 +208,21 @@ def test_an_attack_on_someone_unseen_that_comes_to_nothing_stays_the_gms():
     assert LURKER in said(fizzle) and "comes to nothing" in said(fizzle)  # the GM's words
     assert fizzle["gm_only"] and lurker in fizzle["involved"]
     assert screens.event_for(fizzle, hidden=[lurker]) is None
+
+
+def test_an_unseen_attack_read_after_the_reveal_names_the_attacker_but_not_its_roll():
+    """The Lurker's attack was made unseen: Ana's player read no roll and no cost. Once the
+    GM reveals the Lurker, the line names it, still without what was not shown then."""
+    t = Table("action_points", seed=3)
+    sure = {"attack": "1d1+50", "damage": "1d1+4", "defend": "1d1"}
+    lurker = t.gm("add_combatant", name=LURKER, initiative=30, hp=31, hidden=True, stats=sure)
+    ana = t.gm("add_combatant", name="Ana", side="pc", initiative=10, hp=30, stats=sure)
+    ok(t.gm("start_combat"))
+    out = ok(t.act(lurker, "basic_attack", by="gm", target=ana))
+    [attack] = [e for e in out.events if e["kind"] == "attack"]
+    ok(t.gm("reveal", actor=lurker))
+    told = screens.event_for(attack, hidden=[])
+    assert told is not None and told["text"] == (
+        f"{LURKER}: Basic Attack on Ana, against melee defence 1: hit for 5 damage."
+    )
+    assert "roll" not in told["data"] and "51" not in told["text"]
