@@ -154,10 +154,11 @@ def _version_for(
 
 def _words_of(ev: dict[str, Any], version: dict[str, Any]) -> dict[str, Any]:
     """What another version of an event's words replaces: for an event that carries words,
-    its text and data; for a fact, nothing (its sentence is written for the reader from
-    the same facts, combat/words.py)."""
+    its text and data; for a fact, only the facts that reader may have when the version
+    names them (a hidden attacker's own roll left out), as its sentence is written for the
+    reader from the facts (combat/words.py)."""
     if "say" in ev:
-        return {}
+        return {"data": dict(version["data"])} if "data" in version else {}
     return {"text": version.get("text", ""), "data": dict(version.get("data") or {})}
 
 

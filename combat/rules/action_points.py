@@ -301,11 +301,7 @@ class ActionPoints(Ruleset):
         lost = c.res.get("ap", 0)
         c.res["ap"] = 0
         if lost:
-            ev.add(
-                "ap_lost",
-                f"{c.name}'s {lost} unspent AP {'is' if lost == 1 else 'are'} lost.",
-                actor=c.id,
-            )
+            ev.add("ap_lost", say="ap.lost", actor=c.id, data={"lost": lost})
 
     # --- costs and limits ----------------------------------------------------------------
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
@@ -444,14 +440,18 @@ class ActionPoints(Ruleset):
         }
         w = Window(enc.new_id("w", rng), "defend", t.id, c.id, {"attack": spec, "choices": choices})
         enc.pending.append(w)
-        names = " or ".join(k.capitalize() for k in choices)
         ev.add(
             "window",
-            f"{c.name} attacks {t.name} with {a.name}: {t.name} may {names} (its Reaction), "
-            "or take it on its plain defence.",
+            say="ap.defend_window",
             actor=t.id,
             involved=(c.id,),
-            data={"window": w.id, "reactor": t.id, "choices": choices},
+            data={
+                "window": w.id,
+                "reactor": t.id,
+                "choices": choices,
+                "attacker": c.id,
+                "name": a.name,
+            },
         )
 
     def do_spell(
@@ -472,13 +472,13 @@ class ActionPoints(Ruleset):
             # A spell with no damage roll (a ward, a light): roll it, the GM judges the rest.
             r = roll_stat(c, "spell", to_hit, rng, a.name)
             target = opts.get("target")
-            on = f" on {enc.name_of(target)}" if target else ""
             ev.add(
                 "spell",
-                f"{c.name}: {label}{on}, spell roll {r.total}.",
+                say="ap.spell_roll",
                 actor=c.id,
                 involved=(target,),
                 rolls=(r,),
+                data={"label": label, "target": target, "roll": r.total},
             )
             return
         self.launch(
@@ -526,9 +526,9 @@ class ActionPoints(Ruleset):
         )
         ev.add(
             "stance",
-            f"{c.name} takes a Defensive Stance for {count} AP: +{count} to "
-            f"{defence} defence (now +{total}) until the start of its next turn.",
+            say="ap.stance",
             actor=c.id,
+            data={"count": count, "defence": defence, "total": total},
         )
 
     def do_move(
@@ -700,7 +700,7 @@ class ActionPoints(Ruleset):
         attacker = enc.get(w.trigger)
         t = enc.combatants.get(w.reactor)
         if t is None or t.defeated:
-            ev.add("fizzle", "The attack comes to nothing: its target is gone.", actor=w.trigger)
+            ev.add("fizzle", say="ap.fizzle_gone", actor=w.trigger)
             return
         self.attack_roll(
             enc, attacker, t.id, rng, ev, reaction=reaction, **w.detail["attack"]["roll"]
@@ -713,6 +713,11 @@ class ActionPoints(Ruleset):
             try:
                 self.strike(enc, w, None, rng, ev)
             except Refused as r:
+                # The refusal may name the target: the line involves it, so it is the GM's
+                # alone while the target is hidden.
                 ev.add(
-                    "fizzle", f"The attack comes to nothing: {r.refusal.message}", actor=w.trigger
+                    "fizzle",
+                    say="ap.fizzle",
+                    actor=w.trigger,
+                    data={"target": w.reactor, "rule": r.refusal.code, "why": r.refusal.message},
                 )

@@ -279,15 +279,19 @@ class Ruleset:
         ev: Events,
     ) -> None:
         target = opts.get("target")
-        what = opts.get("text") or ""
-        on = f" on {enc.name_of(target)}" if target else ""
-        detail = f": {what}" if what else ""
         ev.add(
             "action",
-            f"{c.name} takes {a.name}{on}{self.spent_text(enc, c, a, opts)}{detail}.",
+            say="base.plain",
             actor=c.id,
             involved=(target,),
-            data={"action": a.key},
+            data={
+                "action": a.key,
+                "name": a.name,
+                "target": target,
+                # What was paid, as this ruleset words it (a short fragment: " (2 AP)").
+                "spent": self.spent_text(enc, c, a, opts),
+                "text": opts.get("text") or "",
+            },
         )
 
     def after_action(
@@ -381,12 +385,11 @@ class Ruleset:
             if missing:
                 ev.add(
                     "gm_notice",
-                    f"{other.name} gets no Opportunity Attack on {mover.name}: it has no "
-                    f"{' or '.join(missing)} stat (the GM sets it on the combatant).",
+                    say="base.no_opportunity",
                     actor=other.id,
                     involved=(mover.id,),
                     secret=True,
-                    data={"missing": missing},
+                    data={"missing": missing, "mover": mover.id},
                 )
 
     def leave_reach(
@@ -414,20 +417,19 @@ class Ruleset:
                 enc.pending.append(w)
                 ev.add(
                     "window",
-                    f"{c.name} leaves {other.name}'s reach: {other.name} may make an "
-                    "Opportunity Attack.",
+                    say="base.opportunity",
                     actor=other.id,
                     involved=(c.id,),
-                    data={"window": w.id, "reactor": other.id},
+                    data={"window": w.id, "reactor": other.id, "mover": c.id},
                 )
         c.engaged = []
         if left and not provokes and reason:
-            names = ", ".join(enc.name_of(i) for i in left)
             ev.add(
                 "move",
-                f"{c.name} leaves {names}'s reach without provoking ({reason}).",
+                say="base.leave_reach",
                 actor=c.id,
                 involved=tuple(left),
+                data={"left": left, "reason": reason},
             )
 
     # --- attacks (shared) ---------------------------------------------------------------
@@ -446,7 +448,6 @@ class Ruleset:
         damage_bonus: int,
         defence: str,
         melee: bool,
-        extra_text: str = "",
         reaction: tuple[int, str] | None = None,
         name: str = "",
     ) -> bool | None:
@@ -463,10 +464,10 @@ class Ruleset:
             dmg = roll_stat(attacker, damage_stat, damage_bonus, rng, label)
             ev.add(
                 "attack",
-                f"{attacker.name}: {label}{extra_text}, roll {atk.total}, damage {dmg.total} "
-                "(no target named; the GM judges).",
+                say="base.attack_untargeted",
                 actor=attacker.id,
                 rolls=(atk, dmg),
+                data={"label": label, "roll": atk.total, "damage": dmg.total},
             )
             return None
         if target.id == attacker.id:
@@ -485,44 +486,46 @@ class Ruleset:
         # A defence reaction (Action Points: Parry, Intercept) adds to this one roll.
         react_bonus, react_name = reaction or (0, "")
         dfn = roll_stat(target, dstat, stance + react_bonus, rng, "defence")
-        stance_text = f" (+{stance} stance)" if stance else ""
-        if react_bonus or react_name:
-            stance_text += f" ({react_name} {react_bonus:+d})"
-        unseen_head = (
-            f"Someone unseen: {name or label} on {target.name}, against "
-            f"{defence} defence {dfn.total}{stance_text}"
-        )
+        # The facts every reader's sentence is written from; a reader who cannot see the
+        # attacker gets them without its own roll and the label that tells its cost and
+        # bonus (`Events.unseen`): the attack's `name`, the defence and the defender's roll.
+        facts: dict[str, Any] = {
+            "by": attacker.id,
+            "target": target.id,
+            "name": name or label,
+            "defence": defence,
+            "against": dfn.total,
+            "stance": stance,
+            "reaction": react_name,
+            "reaction_bonus": react_bonus,
+        }
+        private = {"label": label, "roll": atk.total}
         if atk.total >= dfn.total:
             dmg = roll_stat(attacker, damage_stat, damage_bonus, rng, label)
-            head = (
-                f"{attacker.name}: {label}{extra_text} on {target.name}, {atk.total} against "
-                f"{defence} defence {dfn.total}{stance_text}: hit"
-            )
             line = ev.add(
                 "attack",
-                f"{head} for {dmg.total} damage.",
+                say="base.attack",
                 actor=attacker.id,
                 involved=(target.id,),
                 rolls=(atk, dfn, dmg),
-                data={"hit": True, "damage": dmg.total, "target": target.id},
+                data={"hit": True, "damage": dmg.total, **facts, **private},
             )
-            ev.health(line, target.id, f"{head}.", (atk, dfn), {"hit": True, "target": target.id})
+            ev.health(line, target.id, rolls=(atk, dfn))
             if attacker.hidden:
-                text = f"{unseen_head}: hit for {dmg.total} damage."
-                ev.unseen(line, attacker.id, text, (dfn,), dict(line["data"]))
+                seen = {"hit": True, "damage": dmg.total, **facts}
+                ev.unseen(line, attacker.id, rolls=(dfn,), data=seen)
             apply_damage(enc, target, dmg.total, ev, source=attacker.id)
             return True
         line = ev.add(
             "attack",
-            f"{attacker.name}: {label}{extra_text} on {target.name}, {atk.total} against "
-            f"{defence} defence {dfn.total}{stance_text}: miss.",
+            say="base.attack",
             actor=attacker.id,
             involved=(target.id,),
             rolls=(atk, dfn),
-            data={"hit": False, "target": target.id},
+            data={"hit": False, **facts, **private},
         )
         if attacker.hidden:
-            ev.unseen(line, attacker.id, f"{unseen_head}: miss.", (dfn,), dict(line["data"]))
+            ev.unseen(line, attacker.id, rolls=(dfn,), data={"hit": False, **facts})
         return False
 
 
@@ -591,7 +594,7 @@ def defeat(enc: Encounter, c: Combatant, ev: Events) -> None:
             other.engaged.remove(c.id)
     c.engaged = []
     enc.pending = [w for w in enc.pending if w.reactor != c.id]
-    ev.add("defeated", f"{c.name} is defeated.", actor=c.id)
+    ev.add("defeated", say="base.defeated", actor=c.id)
 
 
 def add_effect(c: Combatant, effect: Effect) -> None:

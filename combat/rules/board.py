@@ -206,14 +206,18 @@ def cmd_set_board(
             "fog": [],
             "tokens": {},
         }
-        said = ""
         if diagonals not in (None, "", DEFAULT_DIAGONALS):
             enc.board["diagonals"] = diagonals
-            said = f", diagonals {diagonals}"
         ev.add(
             "board",
-            f"The GM adds a {width} × {height} map ({cell_m:g} m cells{said}).",
+            say="board.added",
             ruling=True,
+            data={
+                "width": width,
+                "height": height,
+                "cell_m": cell_m,
+                "diagonals": enc.board.get("diagonals"),
+            },
         )
         return
     for cid, t in old["tokens"].items():
@@ -244,7 +248,10 @@ def cmd_set_board(
     else:
         old["diagonals"] = diagonals
     ev.add(
-        "board", f"The GM makes the map {width} × {height} ({cell_m:g} m cells{said}).", ruling=True
+        "board",
+        say="board.resized",
+        ruling=True,
+        data={"width": width, "height": height, "cell_m": cell_m, "diagonals": diagonals},
     )
 
 
@@ -253,7 +260,7 @@ def cmd_remove_board(
 ) -> None:
     need_board(enc)
     enc.board = None
-    ev.add("board", "The GM removes the map.", ruling=True)
+    ev.add("board", say="board.removed", ruling=True)
 
 
 def _pixels(cmd: dict[str, Any], side: str) -> int:
@@ -277,7 +284,7 @@ def cmd_board_image(
         if old is None:
             raise refuse("no_change", "The map has no background image.")
         del board["image"]
-        ev.add("board", "The GM removes the map's background image.", ruling=True)
+        ev.add("board", say="board.image_removed", ruling=True)
         return
     if not isinstance(name, str) or not IMAGE_NAME.match(name):
         raise refuse(
@@ -288,8 +295,12 @@ def cmd_board_image(
     if new == old:
         raise refuse("no_change", "The map already has this background image.")
     board["image"] = new
-    verb = "replaces the map's background image" if old else "puts a background image under the map"
-    ev.add("board", f"The GM {verb} ({w} × {h} pixels).", ruling=True)
+    ev.add(
+        "board",
+        say="board.image",
+        ruling=True,
+        data={"replaced": old is not None, "w": w, "h": h},
+    )
 
 
 def cmd_paint(
@@ -317,13 +328,8 @@ def cmd_paint(
             board["terrain"].pop(key(x, y), None)
         else:
             board["terrain"][key(x, y)] = kind
-    n = len(cells)
-    cells_word = "a cell" if n == 1 else f"{n} cells"
     # No cell is named: the log is read by players, and a fogged cell's terrain is not theirs.
-    if kind == CLEAR:
-        ev.add("board", f"The GM clears the terrain from {cells_word}.", ruling=True)
-    else:
-        ev.add("board", f"The GM paints {cells_word}: {TERRAIN[kind].lower()}.", ruling=True)
+    ev.add("board", say="board.paint", ruling=True, data={"cells": len(cells), "terrain": kind})
 
 
 def cmd_fog(
@@ -339,12 +345,8 @@ def cmd_fog(
     have = set(board["fog"])
     have = have | cells if fogged else have - cells
     board["fog"] = sorted(have, key=lambda k: tuple(int(v) for v in reversed(k.split(","))))
-    n = len(cells)
-    cells_word = "a cell" if n == 1 else f"{n} cells"
     ev.add(
-        "board",
-        f"The GM {'fogs' if fogged else 'clears the fog from'} {cells_word}.",
-        ruling=True,
+        "board", say="board.fog", ruling=True, data={"cells": len(cells), "fogged": bool(fogged)}
     )
 
 
@@ -393,25 +395,19 @@ def cmd_place(
     board["tokens"][c.id] = new
     # No cell named: the log line outlives fog painted later.
     if at is None:
-        text = f"The GM takes {c.name} off the map."
+        how: dict[str, Any] = {"placed": "off"}
     elif old["at"] is None:
-        text = f"The GM places {c.name} on the map."
+        how = {"placed": "on"}
     elif old["at"] != at:
-        text = f"The GM moves {c.name} on the map (no movement is spent, nothing provoked)."
+        how = {"placed": "moved"}
     else:
-        text = (
-            f"The GM sets {c.name}'s token: {size} × {size} cells, reach {reach_words(new, board)}."
-        )
-    ev.add("board", text, actor=c.id, ruling=True)
+        how = {"placed": "token", "size": size, "reach_m": reach_m(new, board)}
+    ev.add("board", say="board.place", actor=c.id, ruling=True, data=how)
 
 
 def reach_m(token: dict[str, Any], board: dict[str, Any]) -> float:
     """Melee reach in metres: the token's own, else one cell."""
     return float(token["reach"]) if token.get("reach") is not None else float(board["cell_m"])
-
-
-def reach_words(token: dict[str, Any], board: dict[str, Any]) -> str:
-    return f"{reach_m(token, board):g} m"
 
 
 def forget(enc: Encounter, cid: str) -> None:

@@ -337,7 +337,7 @@ def cmd_defeat(
     else:
         if not c.defeated:
             raise refuse("no_change", f"{c.name} is not defeated.")
-        flow.revive(enc, c, ev, f"{c.name} is back in the fight.", ruling=True)
+        flow.revive(enc, c, ev, "flow.revived", ruling=True)
 
 
 def cmd_damage(

@@ -86,10 +86,13 @@ class Events:
         `hides` is the only hidden combatant the event involves (screens.event_for).
 
         For a fact (added with `say`), give no `text`: its sentence is written for such a
-        reader from the same facts, `hides` named "someone unseen"."""
+        reader from the same facts, `hides` named "someone unseen"; `data`, when given, is
+        the facts such a reader may have (without the attacker's own roll and bonus)."""
         event["unseen"] = {"hides": [hides], "rolls": [r.to_dict() for r in rolls]}
         if text is not None:
             event["unseen"].update(text=text, data=data or {})
+        elif data is not None:
+            event["unseen"]["data"] = data
 
     def health(
         self,

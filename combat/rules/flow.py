@@ -51,15 +51,16 @@ def roll_initiative(enc: Encounter, c: Combatant, rng: random.Random, ev: Events
             g.initiative = r.total
             ev.add(
                 "initiative",
-                f"Group {g.name} rolls initiative: {r.total}.",
+                say="flow.group_initiative",
                 actor=c.id,
                 rolls=(r,),
+                data={"group": g.name, "total": r.total},
             )
         return
     r = dice.roll(dice.add_modifier(formula, c.initiative_bonus), rng)
     c.initiative = r.total
     c.initiative_roll = r.to_dict()
-    ev.add("initiative", f"{c.name} rolls initiative: {r.total}.", actor=c.id, rolls=(r,))
+    ev.add("initiative", say="flow.initiative", actor=c.id, rolls=(r,), data={"total": r.total})
 
 
 def round_order(enc: Encounter) -> list[str]:
@@ -87,7 +88,7 @@ def expire_effects(enc: Encounter, when: str, of: str | None, ev: Events) -> Non
         keep = []
         for e in c.effects:
             if expires_now(enc, e, when, of):
-                ev.add("effect_ends", f"{c.name}: {e.name} ends.", actor=c.id)
+                ev.add("effect_ends", say="flow.effect_ends", actor=c.id, data={"effect": e.name})
             else:
                 keep.append(e)
         c.effects = keep
@@ -99,9 +100,9 @@ def start_round(enc: Encounter, rs: Ruleset, ev: Events, *, by_itself: bool = Fa
     enc.pass_no = 1
     enc.acted = []
     enc.order = round_order(enc)
-    ev.add("round", f"Round {enc.round} begins.")
+    ev.add("round", say="flow.round", data={"round": enc.round})
     if by_itself:
-        ev.add("round", "Nobody standing has Grit to Seize the Moment: it began by itself.")
+        ev.add("round", say="flow.round_by_itself")
     rs.on_round_start(enc, ev)
     advance(enc, rs, ev)
 
@@ -112,8 +113,8 @@ def begin_turn(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
     expire_effects(enc, "turn_start", c.id, ev)
     rs.on_turn_start(enc, c, ev)
     enc.turn_start_undo = turn_start.record(enc, c, snap, ev.items[start:])
-    where = f", pass {enc.pass_no}" if rs.uses_passes else ""
-    ev.add("turn", f"{c.name}'s turn (round {enc.round}{where}).", actor=c.id)
+    passes = {"pass": enc.pass_no} if rs.uses_passes else {}
+    ev.add("turn", say="flow.turn", actor=c.id, data={"round": enc.round, **passes})
 
 
 def finish_turn(enc: Encounter, rs: Ruleset, ev: Events) -> None:
@@ -142,21 +143,22 @@ def place_passed(enc: Encounter, cid: str) -> bool:
     return enc.order.index(cid) < enc.order.index(enc.turn)
 
 
-def revive(enc: Encounter, c: Combatant, ev: Events, text: str, *, ruling: bool = False) -> None:
+def revive(enc: Encounter, c: Combatant, ev: Events, say: str, *, ruling: bool = False) -> None:
     """A defeated combatant stands again. If its place in this round (or pass) is still
-    to come it acts there; if the running turn has gone past it, it waits for the next."""
+    to come it acts there; if the running turn has gone past it, it waits for the next.
+    `say` is the sentence that tells how ("flow.revived", "flow.back_on_feet")."""
     c.defeated = False
     if c.hp == 0 and c.max_hp:
         c.hp = 1
     if place_passed(enc, c.id) and c.id not in enc.acted:
         enc.acted.append(c.id)
-    ev.add("revived", text, actor=c.id, ruling=ruling)
+    ev.add("revived", say=say, actor=c.id, ruling=ruling)
 
 
 def stand_if_healed(enc: Encounter, c: Combatant, ev: Events, *, ruling: bool = False) -> None:
     """Healing a defeated combatant above 0 HP brings it back in every ruleset."""
     if c.defeated and c.hp is not None and c.hp > 0:
-        revive(enc, c, ev, f"{c.name} is back on their feet.", ruling=ruling)
+        revive(enc, c, ev, "flow.back_on_feet", ruling=ruling)
 
 
 def heal(enc: Encounter, c: Combatant, amount: int) -> int | None:
@@ -195,7 +197,7 @@ def advance(enc: Encounter, rs: Ruleset, ev: Events) -> None:
         if rs.another_pass(enc, ev):
             enc.pass_no += 1
             enc.acted = []
-            ev.add("pass", f"Pass {enc.pass_no} of round {enc.round} begins.")
+            ev.add("pass", say="flow.pass", data={"pass": enc.pass_no, "round": enc.round})
             continue
         break
     end_round(enc, rs, ev)
@@ -203,28 +205,21 @@ def advance(enc: Encounter, rs: Ruleset, ev: Events) -> None:
 
 def end_round(enc: Encounter, rs: Ruleset, ev: Events) -> None:
     expire_effects(enc, "round_end", None, ev)
-    ev.add("round_end", f"Round {enc.round} ends.")
+    ev.add("round_end", say="flow.round_end", data={"round": enc.round})
     enc.turn = None
     for c in enc.combatants.values():
         c.seized = False
     enc.settings.pop("_seize_order", None)
     if not any(not c.defeated for c in enc.combatants.values()):
         enc.phase = COMBAT
-        ev.add(
-            "round",
-            "Nobody is left standing to act: the GM can revive or add a "
-            "combatant and begin the next round.",
-        )
+        ev.add("round", say="flow.nobody_standing")
         return
     if rs.has_seize and any(
         c.res.get("grit", 0) > 0 and not c.defeated for c in enc.combatants.values()
     ):
         enc.phase = SEIZE
         enc.order = round_order(enc)  # the coming round, as it stands before any Seize
-        ev.add(
-            "seize_window",
-            f"Before round {enc.round + 1}: anyone with Grit may Seize the Moment.",
-        )
+        ev.add("seize_window", say="flow.seize_window", data={"round": enc.round + 1})
         return
     # Nothing waits for the GM between rounds: the next one begins by itself (and, where
     # Seize the Moment exists, the log says why nobody was asked).

@@ -210,9 +210,7 @@ class InitiativePasses(Ruleset):
             c.res["ap_max"] = int(self.setting(enc, "ap_pool", c))
             c.res["ap"] = c.res["ap_max"]
             c.held = False
-        ev.add(
-            "ap_restored", f"Round {enc.round}: every combatant's AP is restored to its maximum."
-        )
+        ev.add("ap_restored", say="ip.ap_restored", data={"round": enc.round})
 
     def on_turn_start(self, enc: Encounter, c: Combatant, ev: Events) -> None:
         super().on_turn_start(enc, c, ev)
@@ -226,12 +224,7 @@ class InitiativePasses(Ruleset):
         c.held = True
         ap = c.res.get("ap", 0)
         if ap and not c.defeated:
-            ev.add(
-                "hold",
-                f"{c.name} spent no AP this turn, which counts as holding: "
-                f"{ap} AP kept for Interrupts, no more turns this round.",
-                actor=c.id,
-            )
+            ev.add("hold", say="ip.held_by_default", actor=c.id, data={"ap": ap})
 
     def in_passes(self, c: Combatant) -> bool:
         """Still due a turn in the next pass: AP left, not holding, not defeated."""
@@ -249,12 +242,7 @@ class InitiativePasses(Ruleset):
 
     def hold(self, enc: Encounter, c: Combatant, ev: Events) -> None:
         c.held = True
-        ev.add(
-            "hold",
-            f"{c.name} holds: {c.res.get('ap', 0)} AP kept for "
-            "Interrupts only, no more turns this round.",
-            actor=c.id,
-        )
+        ev.add("hold", say="ip.hold", actor=c.id, data={"ap": c.res.get("ap", 0)})
 
     # --- costs and limits ----------------------------------------------------------------
     def check_timing(

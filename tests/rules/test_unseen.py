@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from combat import screens
 from combat.rules.table import Table
 from combat.rules.view import GM, PLAYER, PUBLIC, availability, redacted
 from tests.said import said
@@ -177,10 +178,51 @@ def test_action_points_parry_against_someone_unseen_is_told_without_the_attacker
     assert attack["gm_only"] and LURKER in said(attack)
     unseen = attack["unseen"]
     assert unseen["hides"] == [lurker]
-    assert said(unseen) == (
+    told = screens.event_for(attack, hidden=[lurker])  # what Ana's player reads
+    assert told is not None and told["text"] == (
         "Someone unseen: Empowered Attack on Ana, against melee defence 3 (Parry +2): "
         "hit for 5 damage."
     )  # not "(+1 to hit, +0 damage) for 2 AP": the attacker's own choices
-    assert unseen["rolls"] == [attack["rolls"][1]]  # Ana's defence roll
-    assert not leaks([said(unseen), unseen["rolls"]], lurker)
+    assert told["rolls"] == [attack["rolls"][1]]  # Ana's defence roll
+    assert "label" not in told["data"] and "roll" not in told["data"]  # nor in the facts
+    assert told["data"]["damage"] == 5 and not told["actor"]
+    assert not leaks(told, lurker)
     assert t.c(ana).hp == 25
+
+
+def test_an_attack_on_someone_unseen_that_comes_to_nothing_stays_the_gms():
+    """Action Points: an attack waits for its target's Parry or Intercept; declined, it is
+    rolled against the plain defence. When that cannot be rolled (the hidden Lurker has no
+    defend stat), the attack "comes to nothing" for a reason that names the Lurker: that
+    line is about the Lurker, so a player does not read it while the Lurker is hidden."""
+    t = Table("action_points", seed=3)
+    sure = {"attack": "1d1+50", "damage": "1d1+4"}
+    ana = t.gm("add_combatant", name="Ana", side="pc", initiative=30, hp=30, stats=sure)
+    lurker = t.gm("add_combatant", name=LURKER, initiative=10, hp=31, hidden=True, stats=sure)
+    ok(t.gm("set_modifier", actor=lurker, key="defence_prompts", value=True))
+    ok(t.gm("start_combat"))
+    ok(t.act(ana, "basic_attack", target=lurker))
+    [w] = t.state.pending
+    out = ok(t.gm("react", actor=lurker, window=w.id, accept=False))
+    [fizzle] = [e for e in out.events if e["kind"] == "fizzle"]
+    assert LURKER in said(fizzle) and "comes to nothing" in said(fizzle)  # the GM's words
+    assert fizzle["gm_only"] and lurker in fizzle["involved"]
+    assert screens.event_for(fizzle, hidden=[lurker]) is None
+
+
+def test_an_unseen_attack_read_after_the_reveal_names_the_attacker_but_not_its_roll():
+    """The Lurker's attack was made unseen: Ana's player read no roll and no cost. Once the
+    GM reveals the Lurker, the line names it, still without what was not shown then."""
+    t = Table("action_points", seed=3)
+    sure = {"attack": "1d1+50", "damage": "1d1+4", "defend": "1d1"}
+    lurker = t.gm("add_combatant", name=LURKER, initiative=30, hp=31, hidden=True, stats=sure)
+    ana = t.gm("add_combatant", name="Ana", side="pc", initiative=10, hp=30, stats=sure)
+    ok(t.gm("start_combat"))
+    out = ok(t.act(lurker, "basic_attack", by="gm", target=ana))
+    [attack] = [e for e in out.events if e["kind"] == "attack"]
+    ok(t.gm("reveal", actor=lurker))
+    told = screens.event_for(attack, hidden=[])
+    assert told is not None and told["text"] == (
+        f"{LURKER}: Basic Attack on Ana, against melee defence 1: hit for 5 damage."
+    )
+    assert "roll" not in told["data"] and "51" not in told["text"]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from tests.said import said
+
 from .conftest import FIGHTER, build_table, gm
 
 pytestmark = pytest.mark.django_db
@@ -125,4 +127,4 @@ def test_player_answers_a_parry_window_with_prompts_turned_on(gm_user):
     assert no_prompt(after, wid)
     line = enc.log.order_by("-seq").first()
     assert line is not None
-    assert any("(Parry +2)" in e["text"] for e in line.events)
+    assert any("(Parry +2)" in said(e) for e in line.events)
