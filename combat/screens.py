@@ -154,9 +154,11 @@ def _version_for(
 def _words_of(ev: dict[str, Any], version: dict[str, Any]) -> dict[str, Any]:
     """What another version of an event's words replaces: for an event that carries words,
     its text and data; for a fact, nothing (its sentence is written for the reader from
-    the same facts, combat/words.py)."""
+    the same facts, combat/words.py), but the facts the version leaves out (`own`: an
+    unseen attacker's own roll and bonuses)."""
     if "say" in ev:
-        return {}
+        own = set(version.get("own") or ())
+        return {"data": {k: v for k, v in (ev.get("data") or {}).items() if k not in own}}
     return {"text": version.get("text", ""), "data": dict(version.get("data") or {})}
 
 
