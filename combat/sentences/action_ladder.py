@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from combat.rules.action_ladder.ladder import STEP_LABEL, cost_text, effort_label, left_label
-from combat.words import Said, says
+from combat.words import UNSEEN, Said, says
 
 
 def spent(s: Said) -> str:
@@ -127,9 +127,12 @@ def _against(a: dict[str, Any]) -> str:
 def _attack(s: Said) -> str:
     attacker, target = s["attacker"], s["target"]
     against = _against(s["against"])
-    if not s.sees(attacker):
-        # What reached the defender and its own rolls: not the attacker's bonuses or dice.
-        head = f"{s.Name(attacker)}: {s['name']} on {s.name(target)}, against {against}"
+    # The version for readers who could not see the attacker when it struck (it has no
+    # actor, screens.event_for), or who cannot see it now: what reached the defender and
+    # the defender's own rolls, not the attacker's name, bonuses or dice.
+    unseen = s.actor is None or not s.sees(attacker)
+    if unseen:
+        head = f"{UNSEEN.capitalize()}: {s['name']} on {s.name(target)}, against {against}"
     else:
         head = (
             f"{s.Name(attacker)}: {s['name']} on {s.name(target)} ({_notes(s)}), "
@@ -137,7 +140,7 @@ def _attack(s: Said) -> str:
         )
     if not s["hit"]:
         return f"{head}: miss."
-    if s.sees(attacker) and not s.exact(target):
+    if not unseen and not s.exact(target):
         return f"{head}: hit."
     return f"{head}: hit for {s['damage']} damage."
 

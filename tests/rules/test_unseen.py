@@ -86,6 +86,22 @@ def test_the_player_answers_the_unseen_attack_and_it_resolves():
     assert seen["data"]["target"] == ana and seen["data"]["hit"] == attack["data"]["hit"]
 
 
+def test_an_unseen_attack_still_reads_as_unseen_once_the_attacker_is_revealed():
+    """The line was written while the Lurker was hidden: revealed later, its players still
+    read what they could know then, and neither its roll nor its bonuses."""
+    t, lurker, ana = ambush()
+    ok(t.act(lurker, "attack", by="gm", target=ana))
+    [w] = t.state.pending
+    out = ok(t.player("react", actor=ana, window=w.id, options={"reaction": "dodge"}))
+    [attack] = [e for e in out.events if e["kind"] == "attack"]
+    ok(t.gm("reveal", actor=lurker))
+    seen = event_for(attack, hidden=[])
+    assert seen is not None
+    assert seen["text"].startswith("Someone unseen: Attack on Ana, against melee defence ")
+    assert "roll" not in seen["data"] and "notes" not in seen["data"]
+    assert LURKER in said(attack)
+
+
 def test_while_the_prompt_is_open_ana_is_told_to_answer_someone_unseen():
     """Ana's reasons say what holds her up, and it is something her player can answer."""
     t, lurker, ana = ambush()
