@@ -154,11 +154,15 @@ def _version_for(
 
 def _words_of(ev: dict[str, Any], version: dict[str, Any]) -> dict[str, Any]:
     """What another version of an event's words replaces: for an event that carries words,
-    its text and data; for a fact, only the facts that reader may have when the version
-    names them (a hidden attacker's own roll left out), as its sentence is written for the
-    reader from the facts (combat/words.py)."""
+    its text and data; for a fact, only the facts that reader may have: those the version
+    gives (`data`), or the event's without the keys the version names as the hidden
+    attacker's own (`own`: its roll, its bonuses). Its sentence is written for the reader
+    from them (combat/words.py)."""
     if "say" in ev:
-        return {"data": dict(version["data"])} if "data" in version else {}
+        if "data" in version:
+            return {"data": dict(version["data"])}
+        own = set(version.get("own") or ())
+        return {"data": {k: v for k, v in (ev.get("data") or {}).items() if k not in own}}
     return {"text": version.get("text", ""), "data": dict(version.get("data") or {})}
 
 

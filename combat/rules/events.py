@@ -79,6 +79,7 @@ class Events:
         text: str | None = None,
         rolls: tuple[Roll, ...] = (),
         data: dict[str, Any] | None = None,
+        own: tuple[str, ...] = (),
     ) -> None:
         """Give `event` its own words for readers who cannot see `hides` (a hidden
         attacker): written from what they may see, with only the rolls they may see (the
@@ -86,9 +87,12 @@ class Events:
         `hides` is the only hidden combatant the event involves (screens.event_for).
 
         For a fact (added with `say`), give no `text`: its sentence is written for such a
-        reader from the same facts, `hides` named "someone unseen"; `data`, when given, is
-        the facts such a reader may have (without the attacker's own roll and bonus)."""
+        reader from the same facts, `hides` named "someone unseen". Either `data` is the
+        facts such a reader may have, or `own` names the keys of its data that are `hides`'s
+        own (its roll, its bonuses), which such a reader does not get (screens.event_for)."""
         event["unseen"] = {"hides": [hides], "rolls": [r.to_dict() for r in rolls]}
+        if own:
+            event["unseen"]["own"] = list(own)
         if text is not None:
             event["unseen"].update(text=text, data=data or {})
         elif data is not None:

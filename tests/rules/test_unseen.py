@@ -14,6 +14,7 @@ from typing import Any
 from combat import screens
 from combat.rules.table import Table
 from combat.rules.view import GM, PLAYER, PUBLIC, availability, redacted
+from combat.screens import event_for
 from tests.said import said
 
 from .test_action_ladder import fighter, ok, refused
@@ -75,11 +76,31 @@ def test_the_player_answers_the_unseen_attack_and_it_resolves():
     assert attack["gm_only"] and LURKER in said(attack)
     # Its words for those who cannot see the Lurker: the defence and its outcome, with
     # Ana's own rolls (defence, Dodge) and none of the Lurker's.
-    unseen = attack["unseen"]
-    assert unseen["hides"] == [lurker]
-    assert said(unseen).startswith("Someone unseen: Attack on Ana, against melee defence ")
-    assert "Dodge" in said(unseen) and not leaks([said(unseen), unseen["rolls"]], lurker)
-    assert len(unseen["rolls"]) == 2 and unseen["rolls"] == attack["rolls"][1:3]
+    assert attack["unseen"]["hides"] == [lurker]
+    seen = event_for(attack, hidden=[lurker])
+    assert seen is not None and not seen["gm_only"]
+    assert seen["text"].startswith("Someone unseen: Attack on Ana, against melee defence ")
+    assert "Dodge" in seen["text"] and not leaks(seen, lurker)
+    assert len(seen["rolls"]) == 2 and seen["rolls"] == attack["rolls"][1:3]
+    # Nor the Lurker's own attack roll or bonuses in the facts its player's page reads.
+    assert "roll" not in seen["data"] and "notes" not in seen["data"]
+    assert seen["data"]["target"] == ana and seen["data"]["hit"] == attack["data"]["hit"]
+
+
+def test_an_unseen_attack_still_reads_as_unseen_once_the_attacker_is_revealed():
+    """The line was written while the Lurker was hidden: revealed later, its players still
+    read what they could know then, and neither its roll nor its bonuses."""
+    t, lurker, ana = ambush()
+    ok(t.act(lurker, "attack", by="gm", target=ana))
+    [w] = t.state.pending
+    out = ok(t.player("react", actor=ana, window=w.id, options={"reaction": "dodge"}))
+    [attack] = [e for e in out.events if e["kind"] == "attack"]
+    ok(t.gm("reveal", actor=lurker))
+    seen = event_for(attack, hidden=[])
+    assert seen is not None
+    assert seen["text"].startswith("Someone unseen: Attack on Ana, against melee defence ")
+    assert "roll" not in seen["data"] and "notes" not in seen["data"]
+    assert LURKER in said(attack)
 
 
 def test_while_the_prompt_is_open_ana_is_told_to_answer_someone_unseen():

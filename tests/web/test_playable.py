@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from tests.said import said
+
 from .conftest import HIDDEN, TableFixture, build_table
 
 pytestmark = pytest.mark.django_db
@@ -90,7 +92,7 @@ def test_defence_prompt_offers_dodge_parry_and_block_with_their_bonus(ladder: Ta
     )
     assert r.status_code == 200
     last = t.refresh().log.order_by("-seq").first()
-    assert "Parry (STR, rating 1)" in " ".join(e["text"] for e in last.events)
+    assert "Parry (STR, rating 1)" in " ".join(said(e) for e in last.events)
     assert t.enc.state["combatants"][t.ana]["res"]["bonus"] == 1
 
 

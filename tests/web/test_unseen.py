@@ -11,6 +11,7 @@ from django.test import Client
 
 from combat import broadcast, services
 from combat.models import Encounter
+from tests.said import said
 
 from .conftest import FIGHTER, add, gm
 
@@ -102,4 +103,4 @@ def test_the_player_answers_an_unseen_attackers_prompt(gm_user):
     line = enc.log.order_by("-seq").first()
     assert line is not None
     [attack] = [e for e in line.events if e["kind"] == "attack"]
-    assert attack["data"]["target"] == ana and "Dodge" in attack["text"]
+    assert attack["data"]["target"] == ana and "Dodge" in said(attack)

@@ -77,7 +77,7 @@ def test_player_answers_an_interrupt_window_on_a_spell(gm_user):
     assert no_prompt(after, wid)
     line = enc.log.order_by("-seq").first()
     assert line is not None
-    assert any("Ability or Spell is lost" in e["text"] for e in line.events)
+    assert any("Ability or Spell is lost" in said(e) for e in line.events)
     assert "Ana Interrupts Goblin" in page(p2)  # the log is everyone's; no prompt was
 
 

@@ -9,7 +9,7 @@ from ..base import add_effect
 from ..catalogue import ActionDef
 from ..events import Events
 from ..state import Combatant, Effect, Encounter
-from .common import Opts, Rng, bonus_of, drop_effects, tell_contest
+from .common import Opts, Rng, bonus_of, drop_effects, spent, tell_contest
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
@@ -23,20 +23,18 @@ def mark(
     opts: Opts,
     ev: Events,
     e: Effect,
-    verb: str,
-    says: str,
 ) -> None:
     """An ability that leaves effect e on its user until it is spent or the user's next
     turn; the log line names the ability, its cost and what it does."""
     add_effect(c, e)
-    ev.add(e.name.lower(), f"{c.name} {verb}{self.spent_text(enc, c, a, opts)}: {says}", actor=c.id)
+    ev.add(e.name.lower(), say="ladder.mark", actor=c.id, data={"ability": e.name, **spent(opts)})
 
 
 def do_aim(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     aim = Effect("Aim", "never", None, {"to_hit": 2}, "Aim: +2 next ranged attack")
-    self.mark(enc, c, a, opts, ev, aim, "takes Aim", "+2 FCS on its next Ranged Attack.")
+    self.mark(enc, c, a, opts, ev, aim)
 
 
 def do_brace(
@@ -55,11 +53,7 @@ def do_brace(
             f"Brace: double RES (+{res} defence)",
         ),
     )
-    said = (
-        f"{c.name} Braces{self.spent_text(enc, c, a, opts)}: +{res} (double RES) "
-        "on every defence roll until its next turn."
-    )
-    ev.add("brace", said, actor=c.id)
+    ev.add("brace", say="ladder.brace", actor=c.id, data={"bonus": res, **spent(opts)})
 
 
 def do_assist(
@@ -69,14 +63,10 @@ def do_assist(
     second'); the rules text gives it no number, so the ally is marked Assisted until
     the helper's next turn and the GM judges what the help is worth."""
     t = enc.get(opts["target"])
-    what = f" with {opts['text']}" if opts.get("text") else ""
     drop_effects(t, "Assisted")
     add_effect(t, Effect("Assisted", "turn_start", c.id, {"by": c.id}, f"Assisted by {c.name}"))
-    said = (
-        f"{c.name} Assists {t.name}{what}{self.spent_text(enc, c, a, opts)}: the GM "
-        "judges what the help is worth, until its next turn."
-    )
-    ev.add("assist", said, actor=c.id, involved=(t.id,))
+    data = {"ally": t.id, "with": opts.get("text") or None, **spent(opts)}
+    ev.add("assist", say="ladder.assist", actor=c.id, data=data)
 
 
 def do_evade(
@@ -84,15 +74,14 @@ def do_evade(
 ) -> None:
     drop_effects(c, "Evade")
     evade = Effect("Evade", "turn_start", c.id, {}, "Evade: AGI bonus doubled once")
-    says = "its AGI bonus counts double on its first AGI Save or Dodge before its next turn."
-    self.mark(enc, c, a, opts, ev, evade, "Evades", says)
+    self.mark(enc, c, a, opts, ev, evade)
 
 
 def do_guard(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     guard = Effect("Guard", "turn_start", c.id, {}, "Guard: one free Parry or Block")
-    self.mark(enc, c, a, opts, ev, guard, "Guards", "one free Parry or Block before its next turn.")
+    self.mark(enc, c, a, opts, ev, guard)
 
 
 def do_feint(
@@ -104,12 +93,7 @@ def do_feint(
         add_effect(
             c, Effect("Feint", "never", None, {"to_hit": 5}, "Feint: +5 next melee attack roll")
         )
-    said = (
-        f"{c.name} Feints {t.name}{self.spent_text(enc, c, a, opts)}: "
-        f"Deception {mine.total} against Focus save {theirs.total}: "
-        f"{'+5 to hit with its next melee attack' if won else 'no effect'}."
-    )
-    tell_contest(ev, "feint", said, c, t, mine, theirs)
+    tell_contest(ev, "feint", "ladder.feint", c, t, mine, theirs, {"won": won, **spent(opts)})
 
 
 def do_hide(
@@ -118,9 +102,4 @@ def do_hide(
     t, won, mine, theirs = self.challenge(enc, c, opts, "stealth", "perception", rng, "Hide")
     if won:
         add_effect(c, Effect("Unseen", "never", None, {"by": t.id}, f"Unseen by {t.name}"))
-    said = (
-        f"{c.name} Hides from {t.name}{self.spent_text(enc, c, a, opts)}: "
-        f"Stealth {mine.total} against Perception {theirs.total}: "
-        f"{'Unseen' if won else 'spotted'}."
-    )
-    tell_contest(ev, "hide", said, c, t, mine, theirs)
+    tell_contest(ev, "hide", "ladder.hide", c, t, mine, theirs, {"won": won, **spent(opts)})

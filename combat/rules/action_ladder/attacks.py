@@ -20,10 +20,10 @@ from .common import (
     defend_stat,
     find_effect,
     has_effect,
-    or_list,
     ordinal,
     rng_of,
     roll_of,
+    spent,
     take_effect,
     tell_contest,
 )
@@ -31,6 +31,10 @@ from .ladder import DEFENCE_REACTIONS
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
+
+# The attack's facts that are the attacker's own (its roll, its bonuses): left out of what
+# a reader who cannot see the attacker gets (Events.unseen).
+ATTACKER_OWN = ("roll", "notes")
 
 
 def check_throw(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
@@ -127,11 +131,9 @@ def launch(
     if not tid:
         atk = roll_of(c, "attack", spec["to_hit"], rng, spec["name"])
         dmg = roll_of(c, "damage", 0, rng, spec["name"])
-        said = (
-            f"{c.name}: {spec['name']} ({', '.join(spec['notes'])}), roll "
-            f"{atk.total}, damage {dmg.total} (no target named; the GM judges)."
-        )
-        ev.add("attack", said, actor=c.id, rolls=(atk, dmg))
+        data = {"name": spec["name"], "notes": spec["notes"], "roll": atk.total}
+        data["rolled_damage"] = dmg.total
+        ev.add("attack", say="ladder.attack_untargeted", actor=c.id, rolls=(atk, dmg), data=data)
         return
     t = enc.get(tid)
     if not spec["ranged"] and not spec.get("no_engage"):
@@ -141,18 +143,19 @@ def launch(
         detail = {"attack": spec, "choices": choices}
         w = Window(enc.new_id("w", rng_of(ev)), "defend", t.id, c.id, detail)
         enc.pending.append(w)
-        names = [k.capitalize() for k in choices]
-        said = (
-            f"{c.name} attacks {t.name} with {spec['name']} "
-            f"({', '.join(spec['notes'])}): {t.name} may {or_list(names)}, or take it "
-            "on its plain defence."
-        )
         ev.add(
             "window",
-            said,
+            say="ladder.defend_window",
             actor=t.id,
             involved=(c.id,),
-            data={"window": w.id, "reactor": t.id, "choices": choices},
+            data={
+                "window": w.id,
+                "reactor": t.id,
+                "choices": choices,
+                "attacker": c.id,
+                "name": spec["name"],
+                "notes": spec["notes"],
+            },
         )
         return
     self.strike(enc, c, t, spec, None, rng, ev)
@@ -160,23 +163,23 @@ def launch(
 
 def reaction_roll(
     self: ActionLadder, enc: Encounter, t: Combatant, reaction: dict[str, Any], rng: Rng
-) -> tuple[dice.Roll, str]:
+) -> tuple[dice.Roll, dict[str, Any]]:
+    """The defender's reaction roll, and its facts for the attack's sentence."""
     kind = reaction["kind"]
     if kind == "dodge":
-        extra, note = 0, ""
+        extra = 0
         if take_effect(t, "Evade"):
             extra = bonus_of(t, "AGI", "Dodge")
-            note = f", Evade +{extra}"
         r = roll_of(t, "AGI", extra, rng, "Dodge")
-        return r, f"Dodge {r.total}{note}"
+        return r, {"kind": kind, "total": r.total, "evade": extra}
     if kind == "parry":
         stat = reaction.get("with") or "AGI"
         rating = int(self.setting(enc, "parry_rating", t))
         r = roll_of(t, stat, rating, rng, "Parry")
-        return r, f"Parry ({stat.upper()}, rating {rating}) {r.total}"
+        return r, {"kind": kind, "total": r.total, "with": stat.upper(), "rating": rating}
     rating = int(self.setting(enc, "block_rating", t))
     r = roll_of(t, "RES", rating, rng, "Block")
-    return r, f"Block (rating {rating}) {r.total}"
+    return r, {"kind": kind, "total": r.total, "rating": rating}
 
 
 def strike(
@@ -197,50 +200,42 @@ def strike(
     dfn = roll_of(t, dstat, brace_bonus, rng, "defence")
     rolls = [atk, dfn]
     total = dfn.total
-    parts = [
-        f"{'ranged' if spec['ranged'] else 'melee'} defence {dfn.total}"
-        + (f" (Brace +{brace_bonus})" if brace_bonus else "")
-    ]
+    # The defence as its sentence tells it: the defender's own rolls, which a reader who
+    # cannot see the attacker reads too (not the attacker's bonuses or dice).
+    against: dict[str, Any] = {"ranged": bool(spec["ranged"]), "defence": dfn.total}
+    against["brace"] = brace_bonus
     if reaction:
-        rr, text = self.reaction_roll(enc, t, reaction, rng)
+        rr, facts = self.reaction_roll(enc, t, reaction, rng)
         rolls.append(rr)
         total += rr.total
-        parts.append(text + (" (Guard)" if reaction.get("guard") else ""))
-    against = " + ".join(parts) + (f" = {total}" if len(parts) > 1 else "")
-    head = (
-        f"{c.name}: {spec['name']} on {t.name} ({', '.join(spec['notes'])}), "
-        f"{atk.total} against {against}"
-    )
-    # To those who cannot see the attacker: what reached the defender, and the
-    # defender's own rolls, not the attacker's name, bonuses or dice.
-    unseen_head = f"Someone unseen: {spec['name']} on {t.name}, against {against}"
+        against["reaction"] = {**facts, "guard": bool(reaction.get("guard"))}
+    against["total"] = total
     seen_rolls = tuple(rolls[1:])
 
-    def tell(result: str, data: dict[str, Any]) -> dict[str, Any]:
+    def tell(data: dict[str, Any]) -> dict[str, Any]:
         """The attack's log line, with every roll made so far."""
-        said = f"{head}: {result}"
-        return ev.add("attack", said, actor=c.id, involved=(t.id,), rolls=tuple(rolls), data=data)
+        data = {
+            **data,
+            "target": t.id,
+            "action": spec["action"],
+            "attacker": c.id,
+            "name": spec["name"],
+            "notes": spec["notes"],
+            "roll": atk.total,
+            "against": against,
+        }
+        line = ev.add("attack", say="ladder.attack", actor=c.id, rolls=tuple(rolls), data=data)
+        if c.hidden:
+            ev.unseen(line, c.id, rolls=seen_rolls, own=ATTACKER_OWN)
+        return line
 
     if atk.total < total:
-        data = {"hit": False, "target": t.id, "action": spec["action"]}
-        line = tell("miss.", data)
-        if c.hidden:
-            ev.unseen(line, c.id, f"{unseen_head}: miss.", seen_rolls, data)
+        tell({"hit": False})
         return
     dmg = roll_of(c, "damage", 0, rng, spec["name"])
     rolls.append(dmg)
-    data = {"hit": True, "damage": dmg.total, "target": t.id, "action": spec["action"]}
-    line = tell(f"hit for {dmg.total} damage.", data)
-    ev.health(
-        line,
-        t.id,
-        f"{head}: hit.",
-        tuple(r for r in rolls if r is not dmg),
-        {k: v for k, v in data.items() if k != "damage"},
-    )
-    if c.hidden:
-        text = f"{unseen_head}: hit for {dmg.total} damage."
-        ev.unseen(line, c.id, text, seen_rolls, data)
+    line = tell({"hit": True, "damage": dmg.total})
+    ev.health(line, t.id, rolls=tuple(r for r in rolls if r is not dmg))
     after = spec.get("after")
     if after == "throw" and self.can_catch(enc, t):
         self.open_catch(
@@ -261,18 +256,15 @@ def strike(
 def agi_save_or_prone(
     self: ActionLadder, enc: Encounter, t: Combatant, dc: int, rng: Rng, ev: Events
 ) -> None:
-    extra, note = 0, ""
+    extra = 0
     if take_effect(t, "Evade"):
         extra = bonus_of(t, "AGI", "AGI save")
-        note = f" (Evade +{extra})"
     save = roll_of(t, "AGI", extra, rng, "AGI save against Trip")
-    if save.total >= dc:
-        said = f"{t.name} keeps its feet: AGI save {save.total}{note} against {dc}."
-        ev.add("save", said, actor=t.id, rolls=(save,))
-    else:
+    kept = save.total >= dc
+    if not kept:
         self.knock_prone(t)
-        said = f"{t.name} falls prone: AGI save {save.total}{note} against {dc}."
-        ev.add("save", said, actor=t.id, rolls=(save,))
+    data = {"save": save.total, "evade": extra, "dc": dc, "kept": kept}
+    ev.add("save", say="ladder.trip_save", actor=t.id, rolls=(save,), data=data)
 
 
 def lose_action(
@@ -282,34 +274,33 @@ def lose_action(
     loses an action under way). Lost are: a spell or ranged attack declared and held
     for Interrupts, an attack held in its target's defence window (that window closes
     and the attack deals nothing), an action being paid off, and a prepared action."""
-    lost: list[str] = []
+    # Each thing lost: {"name"} (a declared or carried action), {"name", "on"} (an attack
+    # held in its target's window; the target named as everyone may see it, "on" None for
+    # a hidden one) or {"prepared"} (the text of a prepared action).
+    lost: list[dict[str, Any]] = []
+    on: list[str] = []
     declared = t.turn.pop("declared", None)
     if declared:
-        lost.append(declared["name"])
+        lost.append({"name": declared["name"]})
     for w in [w for w in enc.pending if w.trigger == t.id]:
         if w.kind == "interrupt":
             enc.pending.remove(w)  # nothing left to interrupt
         elif w.kind == "defend" and (w.detail.get("attack") or {}).get("after") != "interrupt":
             enc.pending.remove(w)
-            # Named as its target's player may see it (a hidden target is "someone").
-            lost.append(f"{w.detail['attack']['name']} on {enc.public_name(w.reactor)}")
+            seen = w.reactor in enc.combatants and not enc.combatants[w.reactor].hidden
+            on += [w.reactor] if seen else []
+            lost.append({"name": w.detail["attack"]["name"], "on": w.reactor if seen else None})
     if t.carry:
-        lost.append(t.carry["name"])
+        lost.append({"name": t.carry["name"]})
         t.carry = None
     if t.prepared:
-        lost.append(f"the prepared action ({t.prepared['text']})")
+        lost.append({"prepared": t.prepared["text"]})
         t.prepared = None
         enc.interject = [i for i in enc.interject if i != t.id]
-    lost = list(dict.fromkeys(lost))  # a spell started now is declared and carried
-    if lost:
-        said = (
-            f"{by.name} Interrupts {t.name}: {' and '.join(lost)} "
-            f"{'is' if len(lost) == 1 else 'are'} lost."
-        )
-        ev.add("interrupted", said, actor=by.id, involved=(t.id,))
-    else:
-        said = f"{t.name} had nothing under way to lose."
-        ev.add("interrupted", said, actor=by.id, involved=(t.id,))
+    once: list[dict[str, Any]] = []  # a spell started now is declared and carried
+    once += [x for i, x in enumerate(lost) if x not in lost[:i]]
+    data = {"interrupted": t.id, "lost": once}
+    ev.add("interrupted", say="ladder.interrupted", actor=by.id, mentions=tuple(on), data=data)
 
 
 def do_attack(
@@ -351,9 +342,5 @@ def do_disarm(
         add_effect(
             t, Effect("Disarmed", "never", None, {"by": c.id}, "disarmed: weapon on the ground")
         )
-    said = (
-        f"{c.name} tries to Disarm {t.name}{self.spent_text(enc, c, a, opts)} "
-        f"({', '.join(spec['notes'])}): {mine.total} against {theirs.total}: "
-        f"{'the weapon falls to the ground' if won else 'no effect'}."
-    )
-    tell_contest(ev, "disarm", said, c, t, mine, theirs)
+    data = {"won": won, "notes": spec["notes"], **spent(opts)}
+    tell_contest(ev, "disarm", "ladder.disarm", c, t, mine, theirs, data)

@@ -114,8 +114,25 @@ def is_spell(a: ActionDef) -> bool:
     return a.key == "ability" or a.spell
 
 
+def spent(opts: Opts) -> dict[str, Any]:
+    """What the action cost, as a fact for its sentence: "carried" (the last of an action
+    paid over turns), the [effort, Bonus Actions] paid, or None (nothing to tell)."""
+    if opts.get("_carried"):
+        return {"spent": "carried"}
+    paid = opts.get("_paid")
+    return {"spent": list(paid) if paid else None}
+
+
 def tell_contest(
-    ev: Events, kind: str, text: str, c: Combatant, t: Combatant, mine: dice.Roll, theirs: dice.Roll
+    ev: Events,
+    kind: str,
+    say: str,
+    c: Combatant,
+    t: Combatant,
+    mine: dice.Roll,
+    theirs: dice.Roll,
+    data: dict[str, Any],
 ) -> None:
     """A contest's log line: the one acting, the other party, and both rolls."""
-    ev.add(kind, text, actor=c.id, involved=(t.id,), rolls=(mine, theirs))
+    data = {"other": t.id, "mine": mine.total, "theirs": theirs.total, **data}
+    ev.add(kind, say=say, actor=c.id, involved=(t.id,), rolls=(mine, theirs), data=data)

@@ -117,7 +117,7 @@ def set_pace(self: ActionLadder, enc: Encounter, cmd: dict[str, Any], ev: Events
     """The GM edits the Slow/Quicken table: {"step", "pace", "to"} or {"reset": true}."""
     if cmd.get("reset") in (True, "true", "1", 1):
         enc.settings.pop("pace_table", None)
-        ev.add("ruling", "The GM restores the printed Slow and Quicken table.", ruling=True)
+        ev.add("ruling", say="ladder.pace_reset", ruling=True)
         return
     by_label = {v.lower(): k for k, v in ladder.STEP_LABEL.items()}
     step = by_label.get(str(cmd.get("step")).lower(), cmd.get("step"))
@@ -129,5 +129,5 @@ def set_pace(self: ActionLadder, enc: Encounter, cmd: dict[str, Any], ev: Events
         raise refuse("bad_option", "Pace must be 'slowed' or 'quickened'.")
     table = enc.settings.setdefault("pace_table", {})
     table.setdefault(step, {})[pace] = to
-    said = f"The GM rules that a {pace} {ladder.STEP_LABEL[step]} takes {ladder.STEP_LABEL[to]}."
-    ev.add("ruling", said, ruling=True)
+    data = {"pace": pace, "step": step, "to": to}
+    ev.add("ruling", say="ladder.pace_set", ruling=True, data=data)

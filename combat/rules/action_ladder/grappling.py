@@ -3,7 +3,7 @@ and Shove ("Basic Combat Actions"), and the contested rolls Feint and Hide share
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import dice
 from ..base import add_effect, engage, separate
@@ -19,6 +19,7 @@ from .common import (
     has_effect,
     level_of,
     roll_of,
+    spent,
     tell_contest,
 )
 
@@ -83,24 +84,20 @@ def do_shove(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     t, won, mine, theirs = self.challenge(enc, c, opts, "STR", "STR", rng, "Shove")
-    text = f"STR {mine.total} against {theirs.total}"
     rolls = [mine, theirs]
+    data: dict[str, Any] = {"other": t.id, "mine": mine.total, "theirs": theirs.total}
+    data.update(won=won, **spent(opts))
     if won:
         dice_only = sum(d.value for d in mine.dice)
         back = max(1, dice_only // 2)
         save = roll_of(t, "STR", 0, rng, "STR save against Shove")
         rolls.append(save)
-        text += f": {t.name} is pushed back {back} m, out of {c.name}'s reach"
         separate(c, t)  # forced movement: it provokes nothing
-        if save.total >= mine.total:
-            text += f" and keeps its feet (STR save {save.total})"
-        else:
+        kept = save.total >= mine.total
+        if not kept:
             self.knock_prone(t)
-            text += f" and falls prone (STR save {save.total} against {mine.total})"
-    else:
-        text += ": it holds its ground"
-    said = f"{c.name} Shoves {t.name}{self.spent_text(enc, c, a, opts)}: {text}."
-    ev.add("shove", said, actor=c.id, involved=(t.id,), rolls=tuple(rolls))
+        data.update(back=back, save=save.total, kept=kept)
+    ev.add("shove", say="ladder.shove", actor=c.id, rolls=tuple(rolls), data=data)
 
 
 def grapple_extra(self: ActionLadder, c: Combatant, defending: bool) -> int:
@@ -123,11 +120,8 @@ def do_grapple(
         rng,
         "Grapple",
     )
-    what = "sustains" if due else "grapples"
-    text = (
-        f"{c.name} {what} {t.name}{self.spent_text(enc, c, a, opts)}: grappling test "
-        f"{mine.total} against {theirs.total}"
-    )
+    data = {"won": won, "sustains": bool(due), **spent(opts)}
+    tell_contest(ev, "grapple", "ladder.grapple", c, t, mine, theirs, data)
     if won:
         if not due:
             engage(enc, c, t)
@@ -135,13 +129,8 @@ def do_grapple(
                 c, Effect("Grappling", "never", None, {"target": t.id}, f"grappling {t.name}")
             )
             add_effect(t, Effect("Grappled", "never", None, {"by": c.id}, f"grappled by {c.name}"))
-        text += ": held"
-        tell_contest(ev, "grapple", text + ".", c, t, mine, theirs)
-    else:
-        said = text + ": it slips free." if due else text + ": no hold."
-        tell_contest(ev, "grapple", said, c, t, mine, theirs)
-        if due:
-            self.release(enc, c, ev, "", quiet=True)
+    elif due:
+        self.release(enc, c, ev, "", quiet=True)
 
 
 def do_break_free(
@@ -151,7 +140,7 @@ def do_break_free(
     holder = enc.combatants.get(str(e.detail.get("by"))) if e else None
     if holder is None:
         drop_effects(c, "Grappled")
-        ev.add("grapple", f"{c.name} is free (nobody holds it any more).", actor=c.id)
+        ev.add("grapple", say="ladder.free_of_nobody", actor=c.id)
         return
     won, mine, theirs = self.contest(
         c,
@@ -163,12 +152,8 @@ def do_break_free(
         rng,
         "Break Free",
     )
-    said = (
-        f"{c.name} tries to break free of {holder.name}"
-        f"{self.spent_text(enc, c, a, opts)}: {mine.total} against {theirs.total}: "
-        f"{'free' if won else 'still held'}."
-    )
-    tell_contest(ev, "grapple", said, c, holder, mine, theirs)
+    data = {"won": won, **spent(opts)}
+    tell_contest(ev, "grapple", "ladder.break_free", c, holder, mine, theirs, data)
     if won:
         self.release(enc, holder, ev, "", quiet=True)
 
@@ -181,6 +166,8 @@ def release(
     why: str,
     quiet: bool = False,
 ) -> None:
+    """The grappler lets go; `why` is "nobody_left" (whom it held is gone or out of the
+    fight) or "not_sustained" (the grapple was not sustained in time)."""
     e = find_effect(grappler, "Grappling")
     drop_effects(grappler, "Grappling")
     grappler.turn.pop("sustain_due", None)
@@ -192,5 +179,5 @@ def release(
             if not (x.name == "Grappled" and x.detail.get("by") == grappler.id)
         ]
     if e is not None and not quiet:
-        said = f"{grappler.name} lets go of {enc.name_of(held.id if held else None)}: {why}."
-        ev.add("grapple", said, actor=grappler.id, involved=(held.id if held else None,))
+        data = {"held": held.id if held else None, "why": why}
+        ev.add("grapple", say="ladder.let_go", actor=grappler.id, data=data)

@@ -3,23 +3,32 @@ Administer, Aid and Toss (action-ladder.md "Action Types" and "Basic Combat Acti
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import dice, flow
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Encounter
-from .common import Opts, Rng, bonus_of, drop_effects, find_effect, has_effect, level_of, roll_of
-from .ladder import cost_text
+from .common import (
+    Opts,
+    Rng,
+    bonus_of,
+    drop_effects,
+    find_effect,
+    has_effect,
+    level_of,
+    roll_of,
+    spent,
+)
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
-def tell_action(ev: Events, c: Combatant, a: ActionDef, said: str) -> None:
+def tell_action(ev: Events, c: Combatant, a: ActionDef, say: str, data: dict[str, Any]) -> None:
     """The log line of an action that only happens (drawn, dropped, picked up...)."""
-    ev.add("action", said, actor=c.id, data={"action": a.key})
+    ev.add("action", say=say, actor=c.id, data={"action": a.key, **data})
 
 
 def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
@@ -52,24 +61,25 @@ def check_toss(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opt
 def do_free(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
-    what = opts.get("text")
     which = opts.get("which")
-    verb = {"draw": "draws", "stow": "stows"}.get(str(which), "")
     paid = opts.get("_paid")
-    price = "free" if not paid or paid == [0, 0] else cost_text(*paid)
-    detail = f": {what}" if what else ""
-    name = f"{verb} a weapon" if verb else a.name
     if which == "draw":
         drop_effects(c, "Disarmed")
-    tell_action(ev, c, a, f"{c.name} {name if verb else 'takes ' + name} ({price}){detail}.")
+    data = {
+        "name": a.name,
+        "which": which if which in ("draw", "stow") else None,
+        "paid": None if not paid or list(paid) == [0, 0] else list(paid),
+        "what": opts.get("text") or None,
+    }
+    tell_action(ev, c, a, "ladder.free_action", data)
 
 
 def do_pick_up(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     drop_effects(c, "Disarmed")
-    what = opts.get("text") or "an item"
-    tell_action(ev, c, a, f"{c.name} picks up {what}{self.spent_text(enc, c, a, opts)}.")
+    data = {"what": opts.get("text") or None, **spent(opts)}
+    tell_action(ev, c, a, "ladder.pick_up", data)
 
 
 def do_administer(
@@ -79,19 +89,13 @@ def do_administer(
     if (opts.get("mode") or "first_aid") == "first_aid":
         level = level_of(c, "first_aid")
         before = flow.heal(enc, t, level)
-        healed = "" if before is None else f" ({before} → {t.hp} HP)"
-        spent = self.spent_text(enc, c, a, opts)
-        said = f"{c.name} administers First Aid to {t.name}{spent}: heals {level}{healed}."
-        line = ev.add("heal", said, actor=c.id, involved=(t.id,))
-        ev.health(line, t.id, f"{c.name} administers First Aid to {t.name}{spent}.")
+        data = {"patient": t.id, "level": level, "before": before, "hp": t.hp, **spent(opts)}
+        line = ev.add("heal", say="ladder.first_aid", actor=c.id, data=data)
+        ev.health(line, t.id)
         flow.stand_if_healed(enc, t, ev)
     else:
-        what = opts.get("text") or "a potion"
-        said = (
-            f"{c.name} helps {t.name} drink {what}"
-            f"{self.spent_text(enc, c, a, opts)}: its benefits apply at once."
-        )
-        ev.add("action", said, actor=c.id, involved=(t.id,))
+        data = {"patient": t.id, "what": opts.get("text") or None, **spent(opts)}
+        ev.add("action", say="ladder.potion", actor=c.id, data=data)
 
 
 def do_aid(
@@ -101,14 +105,13 @@ def do_aid(
     cond = str(opts["condition"])
     e = find_effect(t, cond)
     if e is None:
-        said = f"{c.name} aids {t.name}, who is no longer {cond}."
-        ev.add("aid", said, actor=c.id, involved=(t.id,))
+        ev.add("aid", say="ladder.aid_nothing", actor=c.id, data={"ally": t.id, "condition": cond})
         return
     stacks = int(e.detail.get("stacks", 1) or 1)
     rolls: tuple[dice.Roll, ...] = ()
+    data: dict[str, Any] = {"ally": t.id, "condition": cond, **spent(opts)}
     if cond == "incapacitated":
         t.effects.remove(e)
-        text = "is no longer Incapacitated"
     else:
         if cond == "burning":
             less = 2
@@ -122,11 +125,8 @@ def do_aid(
             e.text = f"{e.name} {left}"
         else:
             t.effects.remove(e)
-        text = f"loses {stacks - left} {cond.capitalize()} stacks ({left} left)"
-        if cond == "bleeding":
-            text += f" (First Aid roll {rolls[0].total} − 10)"
-    said = f"{c.name} aids {t.name}{self.spent_text(enc, c, a, opts)}: {t.name} {text}."
-    ev.add("aid", said, actor=c.id, involved=(t.id,), rolls=rolls)
+        data.update(lost=stacks - left, left=left, roll=rolls[0].total if rolls else None)
+    ev.add("aid", say="ladder.aid", actor=c.id, rolls=rolls, data=data)
 
 
 def do_toss(
@@ -135,14 +135,12 @@ def do_toss(
     what = opts.get("text") or "an item"
     tid = opts.get("target")
     t = enc.get(tid) if tid else None
-    said = (
-        f"{c.name} tosses {what}{self.spent_text(enc, c, a, opts)}{' to ' + t.name if t else ''}."
-    )
-    ev.add("toss", said, actor=c.id, involved=(tid,))
+    data = {"what": what, "to": t.id if t else None, **spent(opts)}
+    ev.add("toss", say="ladder.toss", actor=c.id, data=data)
     if t is None:
         return
     weight, wd = int(opts.get("weight") or 0), int(opts.get("wd") or 0)
     if self.can_catch(enc, t):
         self.open_catch(enc, c, t, {"kind": "toss", "weight": weight, "wd": wd, "name": what}, ev)
     else:
-        ev.add("toss", f"{what.capitalize()} lands at {t.name}'s feet.", actor=t.id)
+        ev.add("toss", say="ladder.lands", actor=t.id, data={"what": what})

@@ -22,6 +22,7 @@ from .common import (
     level_of,
     metres,
     roll_of,
+    spent,
 )
 
 if TYPE_CHECKING:
@@ -269,7 +270,7 @@ def do_stand_up(
 ) -> None:
     drop_effects(c, "Prone")
     drop_effects(c, "Crawling")
-    ev.add("stand", f"{c.name} stands up{self.spent_text(enc, c, a, opts)}.", actor=c.id)
+    ev.add("stand", say="ladder.stand", actor=c.id, data=spent(opts))
 
 
 def do_fall_prone(
@@ -278,15 +279,10 @@ def do_fall_prone(
     if opts.get("deep_water"):
         # 'You cannot fall prone in water that is waist-deep or deeper - you begin to swim.'
         add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
-        said = (
-            f"{c.name} cannot fall prone in water waist-deep or deeper: it begins to "
-            f"swim instead{self.spent_text(enc, c, a, opts)}, and keeps to Swim until a "
-            "Step gets it up or out."
-        )
-        ev.add("swim", said, actor=c.id)
+        ev.add("swim", say="ladder.swim_not_prone", actor=c.id, data=spent(opts))
         return
     self.knock_prone(c)
-    ev.add("prone", f"{c.name} falls prone{self.spent_text(enc, c, a, opts)}.", actor=c.id)
+    ev.add("prone", say="ladder.prone", actor=c.id, data=spent(opts))
 
 
 def knock_prone(c: Combatant) -> None:
@@ -298,8 +294,4 @@ def do_disengage(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     c.turn["disengage"] = True
-    said = (
-        f"{c.name} Disengages (Bonus Action): the Movement Action "
-        "directly after it does not provoke."
-    )
-    ev.add("disengage", said, actor=c.id)
+    ev.add("disengage", say="ladder.disengage", actor=c.id)

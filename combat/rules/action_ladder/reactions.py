@@ -102,11 +102,8 @@ def hold_for_interrupts(
             {"declared": held["name"], "cost": 2},
         )
         enc.pending.append(w)
-        said = (
-            f"{c.name} declares {held['name']}: {o.name} may Interrupt it "
-            "(2 Bonus Actions, a melee attack; on a hit it is lost)."
-        )
-        ev.add("window", said, actor=o.id, involved=(c.id,), data={"window": w.id, "reactor": o.id})
+        data = {"window": w.id, "reactor": o.id, "declarer": c.id, "name": held["name"]}
+        ev.add("window", say="ladder.interrupt_window", actor=o.id, data=data)
     return True
 
 
@@ -134,8 +131,7 @@ def settle_declared(self: ActionLadder, enc: Encounter, rng: Rng, ev: Events) ->
         target = held["spec"].get("target") if held["kind"] == "attack" else None
         if target and target not in enc.combatants:
             # RULINGS ladder 2, as for a carried action: its target is gone.
-            said = f"{c.name}'s {held['name']} comes to nothing: its target is gone."
-            ev.add("fizzle", said, actor=c.id)
+            ev.add("fizzle", say="ladder.target_gone", actor=c.id, data={"name": held["name"]})
             continue
         try:
             if held["kind"] == "attack":
@@ -144,8 +140,8 @@ def settle_declared(self: ActionLadder, enc: Encounter, rng: Rng, ev: Events) ->
                 a = self.action(enc, held["action"], c)
                 self.resolve(enc, c, a, {**held["opts"], "_cleared": True}, rng, ev)
         except Refused as r:
-            said = f"{c.name}'s {held['name']} comes to nothing: {r.refusal.message}"
-            ev.add("fizzle", said, actor=c.id)
+            data = {"name": held["name"], "reason": r.refusal.message}
+            ev.add("fizzle", say="ladder.comes_to_nothing", actor=c.id, data=data)
 
 
 def settle(self: ActionLadder, enc: Encounter, ev: Events) -> None:
@@ -216,8 +212,8 @@ def open_catch(
 ) -> None:
     w = Window(enc.new_id("w", rng_of(ev)), "catch", t.id, c.id, detail)
     enc.pending.append(w)
-    said = f"{t.name} may try to Catch {detail['name']} (Bonus Action)."
-    ev.add("window", said, actor=t.id, involved=(c.id,), data={"window": w.id, "reactor": t.id})
+    data = {"window": w.id, "reactor": t.id, "thrower": c.id, "name": detail["name"]}
+    ev.add("window", say="ladder.catch_window", actor=t.id, data=data)
 
 
 def can_react(self: ActionLadder, enc: Encounter, c: Combatant, kind: str) -> bool:
@@ -346,33 +342,26 @@ def react_catch(
     self.spend_bonus(c, 1, "Catch")
     if opts.get("drop"):
         c.turn["free_drop"] = c.turn.get("free_drop", 0) + 1
-        ev.add("action", f"{c.name} drops what it held to free a hand (Free Action).", actor=c.id)
+        ev.add("action", say="ladder.drop_to_catch", actor=c.id)
     if d["kind"] == "throw":
         agi = roll_of(c, "AGI", 0, rng, "Catch")
         fcs = roll_of(c, "FCS", 0, rng, "Catch")
         total = agi.total + fcs.total
-        if total >= d["attack"]:
-            said = f"{c.name} catches {d['name']}: AGI + FCS save {total} against {d['attack']}."
-            ev.add("catch", said, actor=c.id, rolls=(agi, fcs))
-            return
-        said = (
-            f"{c.name} fails to catch {d['name']} (AGI + FCS save {total} "
-            f"against {d['attack']}): it hits and falls to {c.name}'s feet."
-        )
-        ev.add("catch", said, actor=c.id, rolls=(agi, fcs))
-        apply_damage(enc, c, int(d["damage"]), ev, source=w.trigger)
+        caught = total >= d["attack"]
+        data = {"name": d["name"], "save": total, "dc": d["attack"], "caught": caught}
+        ev.add("catch", say="ladder.catch_throw", actor=c.id, rolls=(agi, fcs), data=data)
+        if not caught:
+            apply_damage(enc, c, int(d["damage"]), ev, source=w.trigger)
         return
     dc = 15 + int(d["weight"])
     r = roll_of(c, "FCS", 0, rng, "Catch")
+    data = {"name": d["name"], "check": r.total, "dc": dc}
     if r.total >= dc:
-        said = f"{c.name} catches {d['name']}: FCS check {r.total} against {dc}."
-        ev.add("catch", said, actor=c.id, rolls=(r,))
+        ev.add("catch", say="ladder.catch_toss", actor=c.id, rolls=(r,), data=data)
         return
     hurt = 2 * int(d["weight"]) + int(d.get("wd") or 0)
-    fumble = f"{c.name} fumbles {d['name']} (FCS check {r.total} against {dc})"
-    said = f"{fumble}: {hurt} damage and it falls to {c.name}'s feet."
-    line = ev.add("catch", said, actor=c.id, rolls=(r,))
-    ev.health(line, c.id, f"{fumble}: it falls to {c.name}'s feet.", (r,))
+    line = ev.add("catch", say="ladder.fumble", actor=c.id, rolls=(r,), data={**data, "hurt": hurt})
+    ev.health(line, c.id, rolls=(r,))
     apply_damage(enc, c, hurt, ev, source=w.trigger)
 
 
@@ -382,12 +371,13 @@ def declined(self: ActionLadder, enc: Encounter, c: Combatant, w: Window, ev: Ev
         try:
             self.strike(enc, attacker, c, w.detail["attack"], None, rng_of(ev), ev)
         except Refused as r:
-            ev.add("fizzle", f"The attack comes to nothing: {r.refusal.message}", actor=w.trigger)
+            data = {"reason": r.refusal.message}
+            ev.add("fizzle", say="ladder.attack_comes_to_nothing", actor=w.trigger, data=data)
     elif w.kind == "catch":
         d = w.detail
         if d["kind"] == "throw":
-            ev.add("catch", f"{d['name']} hits {c.name} and falls to its feet.", actor=c.id)
+            ev.add("catch", say="ladder.not_caught", actor=c.id, data={"name": d["name"]})
             apply_damage(enc, c, int(d["damage"]), ev, source=w.trigger)
         else:
-            ev.add("catch", f"{d['name'].capitalize()} lands at {c.name}'s feet.", actor=c.id)
+            ev.add("catch", say="ladder.lands", actor=c.id, data={"what": d["name"]})
     self.settle_declared(enc, rng_of(ev), ev)

@@ -492,11 +492,10 @@ class ActionLadder(Ruleset):
             if a.extra.get("movement"):
                 c.turn["disengage_active"] = True
             else:
-                said = f"{c.name}'s Disengage is wasted: no Movement Action directly after it."
-                ev.add("disengage", said, actor=c.id)
+                ev.add("disengage", say="ladder.disengage_wasted", actor=c.id)
         # A grapple not sustained first thing in the grappler's turn ends.
         if a.key != "grapple" and bool(c.turn.pop("sustain_due", None)):
-            self.release(enc, c, ev, "the grapple was not sustained")
+            self.release(enc, c, ev, "not_sustained")
         if is_spell(a) and not opts.get("_cleared"):
             held: Declared = {"kind": "action", "action": a.key, "name": a.name, "opts": opts}
             if self.hold_for_interrupts(enc, c, held, ev):
@@ -505,17 +504,14 @@ class ActionLadder(Ruleset):
         if started:
             c.turn.pop("disengage_active", None)
             paid, rest = started
-            said = (
-                f"{c.name} starts {a.name} ({cost_text(*opts['_paid'])}): pays "
-                f"{left_label(paid)} now, {effort_label(rest)} carries over to the next "
-                "turn, and it resolves when fully paid."
-            )
+            data = {"action": a.key, "name": a.name, "paid": list(opts["_paid"])}
+            data.update(now=paid, rest=rest)
             ev.add(
                 "action_started",
-                said,
+                say="ladder.action_started",
                 actor=c.id,
                 involved=(opts.get("target"),),
-                data={"action": a.key},
+                data=data,
             )
             return
         self.dispatch(enc, c, a, opts, rng, ev)

@@ -12,15 +12,15 @@ from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Encounter
 from .common import Opts, Rng, find_effect, order_places, rng_of
-from .ladder import effort_label, left_label
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
 
 
-def end_plan(c: Combatant, ev: Events, kind: str, said: str) -> None:
+def end_plan(c: Combatant, ev: Events, kind: str, say: str) -> None:
     """A Skip / Prepare plan ends (sprung or abandoned): the log says so and it is gone."""
-    ev.add(kind, said, actor=c.id)
+    assert c.prepared is not None
+    ev.add(kind, say=say, actor=c.id, data={"plan": c.prepared["text"]})
     c.prepared = None
 
 
@@ -52,7 +52,7 @@ def on_turn_start(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) 
         # The rest of the turn that was skipped: same effort, no refill, no carry.
         c.turn = {"actions": 1}
         c.res["effort"] = min(int(c.prepared.get("effort", 0)), c.res.get("effort_max", 0))
-        end_plan(c, ev, "prepared", f"{c.name} acts on the prepared action: {c.prepared['text']}.")
+        end_plan(c, ev, "prepared", "ladder.acts_on_plan")
         return
     Ruleset.on_turn_start(self, enc, c, ev)
     c.res["effort_max"] = int(self.setting(enc, "turn_effort", c))
@@ -61,24 +61,17 @@ def on_turn_start(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) 
     c.res["bonus"] = c.res["bonus_max"]
     if c.prepared:
         c.prepared["may_abandon"] = True
-        said = (
-            f"{c.name} is still waiting ({c.prepared['text']}): a full "
-            "round has passed, so it may abandon the plan and act, or end the turn "
-            "and keep waiting."
+        ev.add(
+            "prepared", say="ladder.still_waiting", actor=c.id, data={"plan": c.prepared["text"]}
         )
-        ev.add("prepared", said, actor=c.id)
     grappling = find_effect(c, "Grappling")
     if grappling is not None:
         held = enc.combatants.get(str(grappling.detail.get("target")))
         if held is None or held.defeated:
-            self.release(enc, c, ev, "there is nobody left to hold")
+            self.release(enc, c, ev, "nobody_left")
         else:
             c.turn["sustain_due"] = held.id
-            said = (
-                f"{c.name} must sustain the grapple on {held.name} now "
-                "(Grapple, 2 Bonus Actions) or let go."
-            )
-            ev.add("grapple", said, actor=c.id, involved=(held.id,))
+            ev.add("grapple", say="ladder.sustain_due", actor=c.id, data={"held": held.id})
     if c.carry:
         self.pay_carry(enc, c, ev)
 
@@ -87,17 +80,13 @@ def on_turn_end(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) ->
     left = c.res.get("effort", 0)
     c.res["effort"] = 0
     if left:
-        said = (
-            f"{c.name}'s unspent {left_label(left)} "
-            f"{'is' if left < 3 else 'are'} lost; Bonus Actions stay for Reactions."
-        )
-        ev.add("effort_lost", said, actor=c.id)
+        ev.add("effort_lost", say="ladder.effort_lost", actor=c.id, data={"left": left})
     # RULINGS ladder 6: the lost FCS bonuses reset at the end of the turn too.
     c.turn["attack_rolls"] = 0
     if c.turn.pop("disengage", None):
-        ev.add("disengage", f"{c.name}'s Disengage goes unused.", actor=c.id)
+        ev.add("disengage", say="ladder.disengage_unused", actor=c.id)
     if c.turn.pop("sustain_due", None):
-        self.release(enc, c, ev, "the grapple was not sustained")
+        self.release(enc, c, ev, "not_sustained")
 
 
 def pay_carry(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None:
@@ -106,19 +95,11 @@ def pay_carry(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> N
     paid = min(carry["remaining"], c.res.get("effort", 0))
     carry["remaining"] -= paid
     c.res["effort"] -= paid
+    data = {"name": carry["name"], "paid": paid, "remaining": carry["remaining"]}
+    ev.add("carry", say="ladder.carry", actor=c.id, data=data)
     if carry["remaining"] > 0:
-        said = (
-            f"{c.name} keeps at {carry['name']}: pays {left_label(paid)}, "
-            f"{effort_label(carry['remaining'])} still to pay."
-        )
-        ev.add("carry", said, actor=c.id)
         return
     c.carry = None
-    said = (
-        f"{c.name} finishes paying for {carry['name']} ({left_label(paid)} "
-        "this turn) and it resolves."
-    )
-    ev.add("carry", said, actor=c.id)
     opts = dict(carry["opts"])
     try:
         a = self.action(enc, carry["action"], c)
@@ -129,18 +110,16 @@ def pay_carry(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> N
             c.turn["disengage_active"] = True
         self.dispatch(enc, c, a, opts, rng_of(ev), ev)
     except Refused as r:
-        ev.add("fizzle", f"{carry['name']} comes to nothing: {r.refusal.message}", actor=c.id)
+        data = {"name": carry["name"], "reason": r.refusal.message}
+        ev.add("fizzle", say="ladder.carried_comes_to_nothing", actor=c.id, data=data)
     c.turn.pop("disengage_active", None)
 
 
 def abandon(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None:
     if c.carry:
-        said = (
-            f"{c.name} abandons {c.carry['name']}; the "
-            f"{effort_label(c.carry['total'] - c.carry['remaining'])} already spent "
-            "is lost."
-        )
-        ev.add("abandon", said, actor=c.id)
+        spent = c.carry["total"] - c.carry["remaining"]
+        data = {"name": c.carry["name"], "spent": spent}
+        ev.add("abandon", say="ladder.abandon_carry", actor=c.id, data=data)
         c.carry = None
         return
     if c.prepared and not c.prepared.get("sprung"):
@@ -151,8 +130,7 @@ def abandon(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> Non
                 f"trigger: {c.name} prepared in round {c.prepared['round']} and may "
                 f"abandon it on its own turn in round {c.prepared['round'] + 1} or later.",
             )
-        said = f"{c.name} abandons the prepared plan ({c.prepared['text']}) and acts normally."
-        end_plan(c, ev, "abandon", said)
+        end_plan(c, ev, "abandon", "ladder.abandon_plan")
         return
     Ruleset.abandon(self, enc, c, ev)
 
@@ -169,8 +147,8 @@ def spring(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None
     if c.defeated:
         raise refuse("defeated", f"{c.name} is defeated and cannot act.")
     if enc.turn == c.id:
-        said = f"{c.name}'s trigger happens ({c.prepared['text']}): it acts now."
-        ev.add("prepared", said, actor=c.id)
+        data = {"plan": c.prepared["text"]}
+        ev.add("prepared", say="ladder.trigger_now", actor=c.id, data=data)
         c.prepared = None
         return
     trigger = enc.combatants[enc.turn]
@@ -180,12 +158,8 @@ def spring(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None
     places.pop(c.id, None)
     places[c.id] = trigger.id
     enc.order = self.arrange(enc, enc.order)
-    said = (
-        f"{c.name}'s trigger happens ({c.prepared['text']}): {c.name} "
-        f"acts right after {trigger.name}'s turn and takes that place in the order "
-        "from next round."
-    )
-    ev.add("prepared", said, actor=c.id, involved=(trigger.id,))
+    data = {"plan": c.prepared["text"], "after": trigger.id}
+    ev.add("prepared", say="ladder.trigger_after", actor=c.id, data=data)
 
 
 def do_skip(
@@ -199,4 +173,4 @@ def do_skip(
         "effort": c.res.get("effort", 0),
         "sprung": False,
     }
-    ev.add("skip", f"{c.name} Skips the turn and prepares: {opts['text']}.", actor=c.id)
+    ev.add("skip", say="ladder.skip", actor=c.id, data={"plan": str(opts["text"])})
