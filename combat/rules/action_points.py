@@ -542,16 +542,10 @@ class ActionPoints(Ruleset):
     ) -> None:
         mode = opts.get("mode") or "walk"
         leave = opts.get("leave", True)
+        data: dict[str, Any] = {"action": a.key, "mode": mode}
         if opts.get("to"):
-            moved = self.move_on_map(enc, c, a, opts)
-            ev.add(
-                "move",
-                f"{c.name} moves ({mode}, 1 AP) {moved}.",
-                actor=c.id,
-                data={"action": a.key, "to": opts["to"]},
-            )
-        else:
-            ev.add("move", f"{c.name} moves ({mode}, 1 AP).", actor=c.id)
+            data |= self.move_on_map(enc, c, a, opts)
+        ev.add("move", say="ap.move", actor=c.id, data=data)
         if leave and c.engaged:
             protected = bool(c.turn.get("disengaged"))
             if not protected:
@@ -569,15 +563,18 @@ class ActionPoints(Ruleset):
             return float(self.setting(enc, "speed", c)), rule, "walk"
         return None
 
-    def move_on_map(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> str:
-        """Move the token to opts["to"] (paths.py) and say it: "4 m to C4"."""
-        from .paths import m, take
+    def move_on_map(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Move the token to opts["to"] (paths.py); the facts of the move: the metres, the
+        cell reached, and the cell asked for when it stopped short."""
+        from .paths import take
 
         moved = take(enc, self, c, a, opts)
         opts["to"] = moved["to"]
         c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
-        short = f", stopping short of {moved['path'][-1]}" if moved.get("stopped") else ""
-        return f"{m(moved['cost'])} to {moved['to']}{short}"
+        short = moved["path"][-1] if moved.get("stopped") else None
+        return {"metres": moved["cost"], "to": moved["to"], "short_of": short}
 
     def do_disengage(
         self,
@@ -589,12 +586,8 @@ class ActionPoints(Ruleset):
         ev: Events,
     ) -> None:
         c.turn["disengaged"] = True
-        moved = f" and moves {self.move_on_map(enc, c, a, opts)}" if opts.get("to") else ""
-        ev.add(
-            "move",
-            f"{c.name} Disengages (2 AP){moved}: no move this turn provokes an Opportunity Attack.",
-            actor=c.id,
-        )
+        moved = self.move_on_map(enc, c, a, opts) if opts.get("to") else {}
+        ev.add("move", say="ap.disengage", actor=c.id, data={"action": a.key, **moved})
         self.leave_reach(enc, c, provokes=False, ev=ev, reason="Disengage")
 
     # --- reactions -------------------------------------------------------------------------

@@ -395,28 +395,24 @@ class InitiativePasses(Ruleset):
         rng: random.Random,
         ev: Events,
     ) -> None:
-        what = opts.get("text")
-        where = ""
-        data: dict[str, Any] = {"action": a.key}
+        data: dict[str, Any] = {
+            "action": a.key,
+            "spent": self.spent_text(enc, c, a, opts),
+            "what": opts.get("text") or "",
+        }
         if opts.get("to"):
-            from .paths import m, take
+            from .paths import take
 
             moved = take(enc, self, c, a, opts)
             c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
-            speed = float(self.setting(enc, "speed", c))
-            short = f", stopping short of {moved['path'][-1]}" if moved.get("stopped") else ""
-            where = (
-                f" {m(moved['cost'])} to {moved['to']}{short} "
-                f"({m(c.turn['moved'])} of {m(speed)} this turn)"
-            )
-            data.update(to=moved["to"], metres=moved["cost"])
-        ev.add(
-            "move",
-            f"{c.name} moves{self.spent_text(enc, c, a, opts)}{where}"
-            f"{': ' + what if what else ''}.",
-            actor=c.id,
-            data=data,
-        )
+            data |= {
+                "to": moved["to"],
+                "metres": moved["cost"],
+                "short_of": moved["path"][-1] if moved.get("stopped") else None,
+                "this_turn": c.turn["moved"],
+                "speed": float(self.setting(enc, "speed", c)),
+            }
+        ev.add("move", say="ip.move", actor=c.id, data=data)
         if opts.get("leave", True) and c.engaged:
             # No Opportunity Attacks in this ruleset: leaving reach never provokes.
             self.leave_reach(enc, c, provokes=False, ev=ev)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.rules.action_ladder.common import metres
 from combat.rules.action_ladder.ladder import STEP_LABEL, cost_text, effort_label, left_label
 from combat.words import UNSEEN, Said, says
 
@@ -504,3 +505,41 @@ def _trigger_after(s: Said) -> str:
 @says("ladder.skip")
 def _skip(s: Said) -> str:
     return f"{s.Name(s.actor)} Skips the turn and prepares: {s['plan']}."
+
+
+def _move_note(note: list[Any]) -> str:
+    kind, *args = note
+    if kind == "agi":
+        return f"AGI roll {args[0]}"
+    if kind == "direction":
+        return str(args[0])
+    if kind == "stowed" and args[0] == "bonus":
+        return "held items stowed (Bonus Action: the free Draw/Stow was used)"
+    if kind == "stowed":
+        return "held items stowed (the turn's free Draw/Stow)"
+    if kind == "difficult":
+        return "difficult terrain halves it"
+    if kind == "get_out":
+        return "1 m to get up or out of the water, 1 m to move on"
+    if kind == "jump":
+        jump, across, high = args
+        return f"a {jump} jump of up to {metres(across)} (height {metres(high)}) from it"
+    if kind == "short":
+        return f"it stops short of {args[0]}"
+    raise ValueError(f"No words for the move note {kind!r}.")
+
+
+@says("ladder.move")
+def _move(s: Said) -> str:
+    notes = [_move_note(n) for n in s.get("notes") or []]
+    extra = f"; {'; '.join(notes)}" if notes else ""
+    where = f"{metres(s['metres'])} to {s['to']}" if s.get("to") else f"up to {metres(s['metres'])}"
+    return f"{s.Name(s.actor)}: {s['name']}{spent(s)}, {where}{extra}."
+
+
+@says("ladder.jump")
+def _jump(s: Said) -> str:
+    return (
+        f"{s.Name(s.actor)}: {s['kind']} Jump{spent(s)}, up to {metres(s['metres'])} across "
+        f"and {metres(s['height'])} high."
+    )

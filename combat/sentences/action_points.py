@@ -3,6 +3,7 @@ reactions and the attacks that come to nothing."""
 
 from __future__ import annotations
 
+from combat.rules.paths import m
 from combat.words import Said, says
 
 
@@ -46,3 +47,24 @@ def _fizzle_gone(s: Said) -> str:
 @says("ap.fizzle")
 def _fizzle(s: Said) -> str:
     return f"The attack comes to nothing: {s['why']}"
+
+
+def _moved(s: Said) -> str:
+    """ "4 m to C4", and where it stopped short of."""
+    short = f", stopping short of {s['short_of']}" if s.get("short_of") else ""
+    return f"{m(s['metres'])} to {s['to']}{short}"
+
+
+@says("ap.move")
+def _move(s: Said) -> str:
+    where = f" {_moved(s)}" if s.get("to") else ""
+    return f"{s.Name(s.actor)} moves ({s['mode']}, 1 AP){where}."
+
+
+@says("ap.disengage")
+def _disengage(s: Said) -> str:
+    moved = f" and moves {_moved(s)}" if s.get("to") else ""
+    return (
+        f"{s.Name(s.actor)} Disengages (2 AP){moved}: no move this turn provokes an "
+        "Opportunity Attack."
+    )

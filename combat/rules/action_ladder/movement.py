@@ -163,7 +163,7 @@ def do_move(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
     rolls: tuple[dice.Roll, ...] = ()
-    notes: list[str] = []
+    notes: list[list[Any]] = []  # facts the sentence adds after the metres
     key = a.key
     to = opts.get("to")
     if to and (opts.get("jump") or "none") != "none":
@@ -177,15 +177,15 @@ def do_move(
         r = roll_of(c, "AGI", 0, rng, "Sprint")
         rolls = (r,)
         dist += r.total
-        notes.append(f"AGI roll {r.total}")
+        notes.append(["agi", r.total])
     elif key == "climb":
-        notes.append(str(opts.get("direction") or "up"))
+        notes.append(["direction", str(opts.get("direction") or "up")])
         if opts.get("hands_empty") or has_effect(c, "Climbing"):
             pass
         elif c.turn.get("free_draw_stow", 0) > 1:
-            notes.append("held items stowed (Bonus Action: the free Draw/Stow was used)")
+            notes.append(["stowed", "bonus"])
         else:
-            notes.append("held items stowed (the turn's free Draw/Stow)")
+            notes.append(["stowed", "free"])
         add_effect(c, Effect("Climbing", "turn_end", c.id, {}, "climbing: no free hands"))
     elif key == "crawl" and not has_effect(c, "Crawling"):
         add_effect(c, Effect("Crawling", "never", None, {}, "crawling"))
@@ -193,23 +193,19 @@ def do_move(
         add_effect(c, Effect("Swimming", "never", None, {}, "swimming"))
     if opts.get("difficult") and key in ("step", "walk", "run", "sprint") and not to:
         dist /= 2
-        notes.append("difficult terrain halves it")
+        notes.append(["difficult"])
     if key == "step" and opts.get("get_out") and has_effect(c, "Swimming"):
         drop_effects(c, "Swimming")
-        notes.append("1 m to get up or out of the water, 1 m to move on")
+        notes.append(["get_out"])
         dist = max(dist - 1, 0)
     if to:
         moved = take(self, enc, c, a, opts, dist, stop_short=key == "sprint")
         if moved.get("stopped"):
-            notes.append(f"it stops short of {moved['path'][-1]}")
-        extra = f"; {'; '.join(notes)}" if notes else ""
+            notes.append(["short", moved["path"][-1]])
         c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
-        said = (
-            f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, {metres(moved['cost'])} "
-            f"to {moved['to']}{extra}."
-        )
-        data = {"action": key, "metres": moved["cost"], "to": moved["to"]}
-        ev.add("move", said, actor=c.id, rolls=rolls, data=data)
+        data = {"action": key, "name": a.name, "metres": moved["cost"], "to": moved["to"]}
+        data |= {"notes": notes, **spent(opts)}
+        ev.add("move", say="ladder.move", actor=c.id, rolls=rolls, data=data)
         self.leave(enc, c, opts, ev)
         return
     jump = opts.get("jump") or "none"
@@ -221,11 +217,10 @@ def do_move(
         )
         jd = min(jd, dist)
         dist -= jd
-        notes.append(f"a {jump} jump of up to {metres(jd)} (height {metres(jh)}) from it")
-    extra = f"; {'; '.join(notes)}" if notes else ""
+        notes.append(["jump", jump, round(jd, 2), round(jh, 2)])
     c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
-    said = f"{c.name}: {a.name}{self.spent_text(enc, c, a, opts)}, up to {metres(dist)}{extra}."
-    ev.add("move", said, actor=c.id, rolls=rolls, data={"action": key, "metres": round(dist, 2)})
+    data = {"action": key, "name": a.name, "metres": round(dist, 2), "notes": notes}
+    ev.add("move", say="ladder.move", actor=c.id, rolls=rolls, data=data | spent(opts))
     self.leave(enc, c, opts, ev)
 
 
@@ -252,16 +247,8 @@ def do_jump(
         c, enc, kind, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
     )
     c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
-    said = (
-        f"{c.name}: {kind} Jump{self.spent_text(enc, c, a, opts)}, up to "
-        f"{metres(dist)} across and {metres(height)} high."
-    )
-    ev.add(
-        "move",
-        said,
-        actor=c.id,
-        data={"action": "jump", "metres": round(dist, 2), "height": round(height, 2)},
-    )
+    data = {"action": "jump", "kind": kind, "metres": round(dist, 2), "height": round(height, 2)}
+    ev.add("move", say="ladder.jump", actor=c.id, data=data | spent(opts))
     self.leave(enc, c, opts, ev)
 
 
