@@ -170,12 +170,25 @@
     }
   }
 
-  function brushAllows(evt) {
+  // Where the press began: a press on a token (the GM's drag) or one that ended on
+  // another cell (a stroke) is not a tap.
+  var down = null;
+  document.addEventListener(
+    "pointerdown",
+    function (evt) {
+      var svg = evt.target.closest && evt.target.closest("#board[data-move] svg.board-svg");
+      down = svg ? { token: !!evt.target.closest("g.token"), cell: cellAt(svg, evt) } : null;
+    },
+    true
+  );
+
+  function brushAllows(evt, c) {
     var b = board();
+    if (down && down.cell && (down.cell.x !== c.x || down.cell.y !== c.y)) return false;
     if (!b || !b.dataset.post) return true; // not the GM's console: no brushes
     var checked = b.querySelector("input[name=brush]:checked");
     if (checked && checked.value !== "move") return false;
-    return !evt.target.closest("g.token");
+    return !evt.target.closest("g.token") && !(down && down.token);
   }
 
   document.addEventListener("click", function (evt) {
@@ -184,9 +197,9 @@
       return;
     }
     var svg = evt.target.closest && evt.target.closest("#board[data-move] svg.board-svg");
-    if (!svg || evt.button !== 0 || !brushAllows(evt)) return;
+    if (!svg || evt.button !== 0) return;
     var c = cellAt(svg, evt);
-    if (!c) return;
+    if (!c || !brushAllows(evt, c)) return;
     cursor = c;
     drawCursor();
     tap(label(c));

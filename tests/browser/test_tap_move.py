@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import SCREENSHOTS
-from .test_board import cell_point
+from .test_board import cell_point, drag
 
 # What the ruleset's plain move says, with its price (the path is one diagonal step).
 LINES = {
@@ -115,4 +115,10 @@ def test_the_gm_moves_the_acting_combatant_with_the_keyboard_alone(make_table, s
     expect(gm.page.get_by_test_id(f"token-{t.ana}")).to_have_attribute("data-cell", "A3")
     expect(gm.log).to_contain_text("A3")
     expect(people.p1.page.get_by_test_id(f"token-{t.ana}")).to_have_attribute("data-cell", "A3")
+    gm.wait_for_posts_answered()
+
+    # Dragging a token stays a placement (static/js/board.js), not a tap: no path shown.
+    drag(gm, [(7, 5), (6, 5)])
+    expect(gm.page.get_by_test_id(f"token-{t.goblin}")).to_have_attribute("data-cell", "G6")
+    expect(gm.page.get_by_test_id("move-bar")).to_have_count(0)
     gm.wait_for_posts_answered()
