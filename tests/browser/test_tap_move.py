@@ -75,6 +75,10 @@ def test_the_player_taps_a_cell_reads_the_cost_and_taps_again_to_move(
     expect(line).to_contain_text(LINES[ruleset])
     expect(p1.page.get_by_test_id("move-dest")).to_have_count(1)
     in_view(p1, p1.page.get_by_test_id("move-here"))
+    # The page with the path shown passes axe-core (no serious or critical violation).
+    from tests.ux.conftest import axe_violations
+
+    assert axe_violations(p1.page) == []
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     if ruleset == "action_ladder":
         p1.page.screenshot(path=str(SCREENSHOTS / "move-phone.png"))
