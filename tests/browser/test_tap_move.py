@@ -115,6 +115,13 @@ def test_the_gm_moves_the_acting_combatant_with_the_keyboard_alone(make_table, s
     expect(gm.page.get_by_test_id("move-line")).to_have_count(0)
     gm.page.keyboard.press("Enter")
     expect(gm.page.get_by_test_id("move-line")).to_contain_text("Move, 1 AP: 2 of 6 m")
+    # A wall painted meanwhile: the push redraws the map and the path is asked again
+    # (round the wall, no diagonal cutting its corner: B1, B2, B3, A3).
+    gm.page.get_by_test_id("board-paint-cells").fill("A2")
+    gm.page.get_by_test_id("board-paint-terrain").select_option("wall")
+    gm.page.get_by_test_id("board-paint-submit").click()
+    expect(gm.page.get_by_test_id("move-line")).to_contain_text("Move, 1 AP: 4 of 6 m")
+    svg.focus()
     gm.page.keyboard.press("Enter")
     expect(gm.page.get_by_test_id(f"token-{t.ana}")).to_have_attribute("data-cell", "A3")
     expect(gm.log).to_contain_text("A3")
