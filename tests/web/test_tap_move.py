@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 
-from .conftest import HIDDEN, TableFixture
+import pytest
+from django.test import Client
+
+from .conftest import HIDDEN, TableFixture, build_table
 from .test_board import board_of, page, with_board
 
 
@@ -92,3 +95,35 @@ def test_the_board_offers_tapping_to_players_and_the_gm_not_to_spectators(fight)
     assert 'data-move="move/"' in board_of(page(fight.p1, fight.player1_url))
     assert f'data-move="/enc/{fight.enc.pk}/move/"' in board_of(page(fight.gm, fight.gm_url))
     assert "data-move" not in page(fight.spectator, fight.spectator_url)
+
+
+@pytest.fixture
+def ladder_fight(gm_user, outsider_user) -> TableFixture:
+    """The Action Ladder's table, combat started: Ana's turn."""
+    gm = Client()
+    gm.force_login(gm_user)
+    outsider = Client()
+    outsider.force_login(outsider_user)
+    t = TableFixture(
+        gm=gm,
+        p1=Client(),
+        p2=Client(),
+        outsider=outsider,
+        spectator=Client(),
+        **build_table(gm_user, "action_ladder"),
+    )
+    assert t.gm_post(type="start_combat").status_code == 200
+    return t
+
+
+def test_the_ladder_walks_by_default_and_the_panel_s_action_is_taken_when_named(ladder_fight):
+    """Action Ladder: "Walk a third of Speed, Run Speed + Athletics"; the tap takes Walk
+    unless the panel's movement action comes with it."""
+    t = ladder_fight
+    with_board(t)
+    said = tap(t.p1, f"{t.player1_url}move/", to="B1")
+    assert re.search(r'data-testid="move-line">Walk, [^:<]+: 1 of \d+(\.\d+)? m', said), said
+    assert 'name="action" value="walk"' in said
+    said = tap(t.p1, f"{t.player1_url}move/", to="B1", action="run")
+    assert re.search(r'data-testid="move-line">Run, [^:<]+: 1 of \d+(\.\d+)? m', said), said
+    assert 'name="action" value="run"' in said
