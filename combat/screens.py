@@ -1030,6 +1030,7 @@ def gm_context(
     ctx["presence"] = presence
     ctx["post_url"] = reverse("gm_command", args=[enc.pk])
     ctx["preview_url"] = reverse("gm_preview", args=[enc.pk])
+    ctx["move_url"] = reverse("gm_move_preview", args=[enc.pk])
     ctx["settings"] = [
         {
             "key": s.key,
@@ -1063,6 +1064,7 @@ def player_context(
     # a frame that reaches the holder of a replaced link teaches them nothing.
     ctx["post_url"] = "command/"
     ctx["preview_url"] = "preview/"
+    ctx["move_url"] = "move/"
     ctx["summary_url"] = "summary/"
     ctx["notice"] = seat_notice(shared["entries"], seat, hidden, shared["veiled"])
     ctx["panels"] = [

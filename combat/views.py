@@ -26,7 +26,7 @@ from django.urls import Resolver404, reverse
 from django.views.decorators.cache import never_cache
 from django_htmx.middleware import HtmxDetails
 
-from combat import api, broadcast, chat, forms, ratelimit, screens, services
+from combat import api, broadcast, chat, forms, ratelimit, screens, services, tapmove
 from combat.access import (
     Viewer,
     encounter_by_spectator_token,
@@ -1012,6 +1012,29 @@ def player_preview(request: HttpRequest, token: str) -> HttpResponse:
     if cmd.get("actor") not in seat.combatant_ids:
         cmd = {"actor": None}  # the engine's own "no such combatant": nothing learned
     return _preview(request, seat.encounter, cmd)
+
+
+def _move_preview(
+    request: HttpRequest, enc: Encounter, mine: set[str] | None, post_url: str
+) -> HttpResponse:
+    """The path to the tapped cell drawn over the board, its cost line and "Move here"
+    (combat/tapmove.py), or the refusal's words. Nothing is changed."""
+    ctx = tapmove.move_preview(screens.load_state(enc), mine, request.GET)
+    return render(request, "combat/components/move_preview.html", {**ctx, "post_url": post_url})
+
+
+@login_required
+@require_GET
+def gm_move_preview(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    return _move_preview(request, enc, None, reverse("gm_command", args=[enc.pk]))
+
+
+@require_GET
+def player_move_preview(request: HttpRequest, token: str) -> HttpResponse:
+    seat = seat_by_token(token)
+    # Relative to the player's page, as its other forms are.
+    return _move_preview(request, seat.encounter, set(seat.combatant_ids), "command/")
 
 
 @require_GET
