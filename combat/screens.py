@@ -24,7 +24,7 @@ from combat import words
 from combat.board import board_view
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
-from combat.rules import get_ruleset
+from combat.rules import get_ruleset, plans
 from combat.rules.view import (
     UNSEEN,
     availability,
@@ -404,6 +404,8 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
                 "reaction": a["reaction"],
                 "needs": ", ".join(a["needs"]),
                 "allowed": a["allowed"] and not missing,
+                "plannable": a["plannable"] and not missing,
+                "interrupt": a["interrupt"] and not missing,
                 # The engine names others in reasons by public name only (hidden: "someone else").
                 "reason": f"Needs {', '.join(missing)}" if missing else a["reason"],
                 "fields": fields,
@@ -490,6 +492,8 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
         shared_reason=lines[0] if lines else "",
         other_reasons=[{"n": i + 2, "text": g} for i, g in enumerate(lines[1:])],
         filter=len(actions) > FILTER_FROM,
+        # Off-turn, what is not possible now can be planned for the turn (plans.py).
+        plannable=any(a.get("plannable") for a in blocked),
     )
 
 
@@ -553,6 +557,8 @@ def combatant_card(
         "prepared": c.prepared,
         "held": c.held,
         "seized": c.seized,
+        # Planning off-turn: the GM's, and the player's on its own panel (plans.py).
+        "plan": plans.describe(state, c, visible) if audience == GM or with_actions else None,
         "can_end_turn": in_combat and is_turn,
         "can_hold": in_combat and is_turn and get_ruleset(state.ruleset).uses_passes,
         # Ending a pass turn with AP left asks whether to hold it (RULINGS Initiative

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import board as b
 from . import engine as e
+from . import plans
 
 if TYPE_CHECKING:
     from .base import Ruleset
@@ -97,6 +98,8 @@ def _specs() -> dict[str, CommandSpec]:
         player("engage", e.cmd_engage),
         player("abandon", e.cmd_abandon),
         player("trigger", e.cmd_trigger),
+        player("plan", plans.cmd_plan),
+        player("cancel_plan", plans.cmd_cancel_plan),
         # Action Ladder (additive): the GM edits the Slow/Quicken table; conditions by hand.
         gm("set_pace", e.cmd_set_pace),
         gm("set_condition", e.cmd_set_condition),

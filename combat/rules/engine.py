@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import board, dice, flow, turn_start
+from . import board, dice, flow, plans, turn_start
 from .base import (
     COMBAT_OVER,
     Ruleset,
@@ -303,6 +303,7 @@ def cmd_remove_combatant(
     enc.pending = [w for w in enc.pending if c.id not in (w.reactor, w.trigger)]
     del enc.combatants[c.id]
     board.forget(enc, c.id)
+    plans.forget(enc, c.id)
     enc.order = [i for i in enc.order if i != c.id]
     enc.acted = [i for i in enc.acted if i != c.id]
     enc.interject = [i for i in enc.interject if i != c.id]

@@ -200,6 +200,8 @@ FIELDS: dict[str, tuple[Field, ...]] = {
     ),
     "abandon": (ACTOR,),
     "trigger": (ACTOR,),
+    "plan": ACTION_FIELDS,
+    "cancel_plan": (ACTOR,),
     "set_pace": (
         _id("step", "Action Ladder: the step (or its label) being slowed or quickened"),
         Field("pace", "choice", "which column", choices=("slowed", "quickened")),

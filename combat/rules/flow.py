@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from . import dice, turn_start
+from . import dice, plans, turn_start
 from .base import Ruleset
 from .events import Events
 from .refusal import refuse
@@ -114,6 +114,7 @@ def begin_turn(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
     enc.turn_start_undo = turn_start.record(enc, c, snap, ev.items[start:])
     where = f", pass {enc.pass_no}" if rs.uses_passes else ""
     ev.add("turn", f"{c.name}'s turn (round {enc.round}{where}).", actor=c.id)
+    plans.take(enc, rs, c, ev)
 
 
 def finish_turn(enc: Encounter, rs: Ruleset, ev: Events) -> None:
