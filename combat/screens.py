@@ -261,11 +261,31 @@ def order_rows(
                 "seized": c.seized,
                 "held": c.held,
                 "mine": cid in controls,
-                "can_up": mine and n > 0 and _tied(state, cid, ids[n - 1]),
-                "can_down": mine and n + 1 < len(ids) and _tied(state, cid, ids[n + 1]),
+                "can_up": mine and n > 0 and _movable(state, cid, ids[n - 1], audience),
+                "can_down": mine
+                and n + 1 < len(ids)
+                and _movable(state, cid, ids[n + 1], audience),
+                # Past a different initiative the GM's move is a ruling (rules/reorder.py).
+                "up_tied": n > 0 and _tied(state, cid, ids[n - 1]),
+                "down_tied": n + 1 < len(ids) and _tied(state, cid, ids[n + 1]),
             }
         )
     return rows
+
+
+def _movable(state: State, a: str, b: str, audience: str) -> bool:
+    """Whether a may step past its neighbour b: among the tied, or anywhere for the GM
+    (a ruling), when both have an initiative and neither is in a group."""
+    if _tied(state, a, b):
+        return True
+    ca, cb = state.combatants[a], state.combatants[b]
+    return (
+        audience == GM
+        and not ca.group
+        and not cb.group
+        and initiative_of(state, a) is not None
+        and initiative_of(state, b) is not None
+    )
 
 
 def _tied(state: State, a: str, b: str) -> bool:

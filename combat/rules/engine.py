@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import board, dice, flow, plans, turn_start
+from . import board, dice, flow, plans, reorder, turn_start
 from .base import (
     COMBAT_OVER,
     Ruleset,
@@ -422,6 +422,10 @@ def cmd_reorder(
         raise refuse("no_tie", f"{c.name} is already at the {'top' if j < 0 else 'bottom'}.")
     other = enc.combatants[order[j]]
     mine = flow.initiative_of(enc, c)
+    if (flow.initiative_of(enc, other) != mine or other.side != c.side) and cmd.get("by") == "gm":
+        # Past one with another initiative (or side), the GM rules where it goes.
+        reorder.place(enc, c, other, before=direction == "up", ev=ev)
+        return
     if flow.initiative_of(enc, other) != mine or other.side != c.side:
         raise refuse(
             "not_tied",
