@@ -51,3 +51,23 @@ def test_no_plan_against_a_hidden_combatant(fight: TableFixture):
     assert b'data-code="unknown_combatant"' in r.content
     assert HIDDEN.encode() not in r.content
     assert fight.refresh().state["combatants"][fight.bram]["plan"] is None
+
+
+def test_where_the_rules_allow_an_interrupt_the_button_says_so(gm_user):
+    """Initiative Passes (RULINGS, Initiative Passes 4): 'Interrupt actions are paid from the
+    remaining AP outside the combatant's turn': off-turn, Bram's attack is offered now, as an
+    Interrupt, not as a plan. Under Action Points it is planned, never an Interrupt."""
+    from django.test import Client
+
+    from .conftest import build_table, gm
+
+    for ruleset, key, interrupt in (
+        ("initiative_passes", "attack", True),
+        ("action_points", "basic_attack", False),
+    ):
+        parts = build_table(gm_user, ruleset)
+        gm(parts["enc"], type="start_combat")
+        page = Client().get(f"/p/{parts['seat2'].token}/").content.decode()
+        form = page.split(f'data-testid="action-{parts["bram"]}-{key}"', 1)[1].split("</form>")[0]
+        assert ("Now, as an Interrupt:" in form) is interrupt, ruleset
+        assert ("Plan for my turn" in form) is not interrupt, ruleset
