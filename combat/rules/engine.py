@@ -636,6 +636,7 @@ def cmd_end_combat(
     enc.turn = None
     enc.turn_start_undo = None
     enc.pending = []
+    plans.drop_all(enc)
     ev.add("combat_end", ruling=True)
 
 

@@ -125,6 +125,12 @@ def forget(enc: Encounter, cid: str) -> None:
             c.plan = None
 
 
+def drop_all(enc: Encounter) -> None:
+    """Combat is over: no plan is left to take."""
+    for c in enc.combatants.values():
+        c.plan = None
+
+
 def take(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
     """At the start of c's turn, take its planned action as its player's command; if it can
     no longer be taken, take nothing, clear the plan and log why."""

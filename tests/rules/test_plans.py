@@ -134,3 +134,28 @@ def test_the_panel_offers_a_plan_off_turn_and_an_interrupt_where_the_rules_allow
     t, _, bob, _, _ = table("initiative_passes")
     attack = next(a for a in view.availability(t.state, bob) if a["key"] == "attack")
     assert attack["allowed"] and attack["interrupt"] and not attack["plannable"]
+
+
+def test_plans_end_with_the_combat_and_go_with_their_target():
+    t, ana, bob, ogre, goblin = table()
+    ok(t.player("plan", actor=bob, action="basic_attack", options={"target": ogre}))
+    ok(t.gm("remove_combatant", actor=ogre))
+    assert t.c(bob).plan is None
+    integrity.check(t.state, "action_points")
+    ok(t.player("plan", actor=bob, action="basic_attack", options={"target": goblin}))
+    ok(t.gm("end_combat"))
+    assert t.c(bob).plan is None
+
+
+def test_the_planned_attack_is_taken_under_every_ruleset():
+    """The same in the Action Ladder and Initiative Passes: the turn starts with the attack."""
+    stats = {**SURE_HIT, **{s: {"dice": "1d1", "bonus": 0} for s in ("FCS", "AGI", "STR", "RES")}}
+    for ruleset in ("action_ladder", "initiative_passes"):
+        t, ana, bob, ogre, _ = table(ruleset)
+        ok(t.gm("update_combatant", actor=bob, stats=stats))
+        ok(t.player("plan", actor=bob, action="attack", options={"target": ogre}))
+        ok(t.player("end_turn", actor=ana))
+        assert t.state.turn == bob and t.c(bob).plan is None, ruleset
+        assert "Bob takes the planned Attack." in lines(t), ruleset
+        assert not any("was not taken" in line for line in lines(t)), lines(t)
+        integrity.check(t.state, ruleset)
