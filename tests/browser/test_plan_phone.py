@@ -31,6 +31,14 @@ def test_a_planned_attack_is_taken_when_the_turn_starts(make_table, sit_down):
     expect(planned).to_contain_text("Planned: Basic Attack on Goblin")
     expect(gm.order_row(t.bram).get_by_test_id(f"planned-{t.bram}")).to_be_visible()
     p2.page.screenshot(path="/tmp/phone-planned.png")
+    from tests.ux.conftest import axe_violations
+
+    for person in (p2, gm):
+        for scheme in ("light", "dark"):
+            person.page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+            # In dark only the colours change: only colour contrast is checked again.
+            found = axe_violations(person.page, () if scheme == "light" else ("color-contrast",))
+            assert not found, f"{person.role} {scheme}:\n" + "\n".join(found)
 
     end_turn(gm, t.ana)
     expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
