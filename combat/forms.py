@@ -25,6 +25,8 @@ COMMAND_FIELDS = (
     "window",
     "accept",
     "direction",
+    "before",
+    "after",
     "initiative",
     "amount",
     "resource",

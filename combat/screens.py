@@ -24,7 +24,7 @@ from combat import words
 from combat.board import board_view
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
-from combat.rules import get_ruleset
+from combat.rules import get_ruleset, plans
 from combat.rules.view import (
     UNSEEN,
     availability,
@@ -266,11 +266,31 @@ def order_rows(
                 "seized": c.seized,
                 "held": c.held,
                 "mine": cid in controls,
-                "can_up": mine and n > 0 and _tied(state, cid, ids[n - 1]),
-                "can_down": mine and n + 1 < len(ids) and _tied(state, cid, ids[n + 1]),
+                "can_up": mine and n > 0 and _movable(state, cid, ids[n - 1], audience),
+                "can_down": mine
+                and n + 1 < len(ids)
+                and _movable(state, cid, ids[n + 1], audience),
+                # Past a different initiative the GM's move is a ruling (rules/reorder.py).
+                "up_tied": n > 0 and _tied(state, cid, ids[n - 1]),
+                "down_tied": n + 1 < len(ids) and _tied(state, cid, ids[n + 1]),
             }
         )
     return rows
+
+
+def _movable(state: State, a: str, b: str, audience: str) -> bool:
+    """Whether a may step past its neighbour b: among the tied, or anywhere for the GM
+    (a ruling), when both have an initiative and neither is in a group."""
+    if _tied(state, a, b):
+        return True
+    ca, cb = state.combatants[a], state.combatants[b]
+    return (
+        audience == GM
+        and not ca.group
+        and not cb.group
+        and initiative_of(state, a) is not None
+        and initiative_of(state, b) is not None
+    )
 
 
 def _tied(state: State, a: str, b: str) -> bool:
@@ -409,6 +429,8 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
                 "reaction": a["reaction"],
                 "needs": ", ".join(a["needs"]),
                 "allowed": a["allowed"] and not missing,
+                "plannable": a["plannable"] and not missing,
+                "interrupt": a["interrupt"] and not missing,
                 # The engine names others in reasons by public name only (hidden: "someone else").
                 "reason": f"Needs {', '.join(missing)}" if missing else a["reason"],
                 "fields": fields,
@@ -495,6 +517,8 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
         shared_reason=lines[0] if lines else "",
         other_reasons=[{"n": i + 2, "text": g} for i, g in enumerate(lines[1:])],
         filter=len(actions) > FILTER_FROM,
+        # Off-turn, what is not possible now can be planned for the turn (plans.py).
+        plannable=any(a.get("plannable") for a in blocked),
     )
 
 
@@ -558,6 +582,8 @@ def combatant_card(
         "prepared": c.prepared,
         "held": c.held,
         "seized": c.seized,
+        # Planning off-turn: the GM's, and the player's on its own panel (plans.py).
+        "plan": plans.describe(state, c, visible) if audience == GM or with_actions else None,
         "can_end_turn": in_combat and is_turn,
         "can_hold": in_combat and is_turn and get_ruleset(state.ruleset).uses_passes,
         # Ending a pass turn with AP left asks whether to hold it (RULINGS Initiative

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import board as b
 from . import engine as e
+from . import plans, reorder
 
 if TYPE_CHECKING:
     from .base import Ruleset
@@ -79,6 +80,7 @@ def _specs() -> dict[str, CommandSpec]:
         gm("remove_custom_action", e.cmd_remove_custom_action),
         gm("close_windows", e.cmd_close_windows),
         gm("force_move", e.cmd_force_move),
+        gm("place_in_order", reorder.cmd_place_in_order),
         # The battle map (board.py)
         gm("set_board", b.cmd_set_board),
         gm("remove_board", b.cmd_remove_board),
@@ -97,6 +99,8 @@ def _specs() -> dict[str, CommandSpec]:
         player("engage", e.cmd_engage),
         player("abandon", e.cmd_abandon),
         player("trigger", e.cmd_trigger),
+        player("plan", plans.cmd_plan),
+        player("cancel_plan", plans.cmd_cancel_plan),
         # Action Ladder (additive): the GM edits the Slow/Quicken table; conditions by hand.
         gm("set_pace", e.cmd_set_pace),
         gm("set_condition", e.cmd_set_condition),

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import board, dice, flow, turn_start
+from . import board, dice, flow, plans, reorder, turn_start
 from .base import (
     COMBAT_OVER,
     Ruleset,
@@ -303,6 +303,7 @@ def cmd_remove_combatant(
     enc.pending = [w for w in enc.pending if c.id not in (w.reactor, w.trigger)]
     del enc.combatants[c.id]
     board.forget(enc, c.id)
+    plans.forget(enc, c.id)
     enc.order = [i for i in enc.order if i != c.id]
     enc.acted = [i for i in enc.acted if i != c.id]
     enc.interject = [i for i in enc.interject if i != c.id]
@@ -421,6 +422,10 @@ def cmd_reorder(
         raise refuse("no_tie", f"{c.name} is already at the {'top' if j < 0 else 'bottom'}.")
     other = enc.combatants[order[j]]
     mine = flow.initiative_of(enc, c)
+    if (flow.initiative_of(enc, other) != mine or other.side != c.side) and cmd.get("by") == "gm":
+        # Past one with another initiative (or side), the GM rules where it goes.
+        reorder.place(enc, c, other, before=direction == "up", ev=ev)
+        return
     if flow.initiative_of(enc, other) != mine or other.side != c.side:
         raise refuse(
             "not_tied",
@@ -631,6 +636,7 @@ def cmd_end_combat(
     enc.turn = None
     enc.turn_start_undo = None
     enc.pending = []
+    plans.drop_all(enc)
     ev.add("combat_end", ruling=True)
 
 

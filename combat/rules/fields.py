@@ -200,6 +200,13 @@ FIELDS: dict[str, tuple[Field, ...]] = {
     ),
     "abandon": (ACTOR,),
     "trigger": (ACTOR,),
+    "plan": ACTION_FIELDS,
+    "place_in_order": (
+        ACTOR,
+        _id("before", "the combatant it is placed right before"),
+        _id("after", "the combatant it is placed right after"),
+    ),
+    "cancel_plan": (ACTOR,),
     "set_pace": (
         _id("step", "Action Ladder: the step (or its label) being slowed or quickened"),
         Field("pace", "choice", "which column", choices=("slowed", "quickened")),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from . import dice, turn_start
+from . import dice, plans, turn_start
 from .base import Ruleset
 from .events import Events
 from .refusal import refuse
@@ -115,6 +115,7 @@ def begin_turn(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
     enc.turn_start_undo = turn_start.record(enc, c, snap, ev.items[start:])
     passes = {"pass": enc.pass_no} if rs.uses_passes else {}
     ev.add("turn", say="flow.turn", actor=c.id, data={"round": enc.round, **passes})
+    plans.take(enc, rs, c, ev)
 
 
 def finish_turn(enc: Encounter, rs: Ruleset, ev: Events) -> None:

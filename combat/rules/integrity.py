@@ -342,7 +342,9 @@ def check(enc: Encounter, ruleset: str) -> None:
     names = {c.name for c in enc.combatants.values()}
     known = {*enc.combatants, *names}
     for c in enc.combatants.values():
-        _loose_ids([c.carry, c.prepared, c.turn, c.round, [e.detail for e in c.effects]], known)
+        _loose_ids(
+            [c.carry, c.prepared, c.plan, c.turn, c.round, [e.detail for e in c.effects]], known
+        )
     _loose_ids([w.detail for w in enc.pending], known)
     _loose_ids([v for k, v in enc.settings.items() if k.startswith("_")], known)
 

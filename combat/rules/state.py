@@ -92,6 +92,8 @@ class Combatant:
     prepared: dict[str, Any] | None = None
     held: bool = False  # Initiative Passes: keeps its AP for Interrupts only
     seized: bool = False  # Initiative Passes: acts at the top this round
+    # The action its player set up off-turn, taken when its turn starts (plans.py).
+    plan: dict[str, Any] | None = None
 
     @property
     def is_pc(self) -> bool:

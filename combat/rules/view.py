@@ -10,6 +10,7 @@ import copy
 from collections.abc import Collection
 from typing import Any
 
+from . import plans
 from .base import HEALTH_MODES, NPC_HEALTH, Ruleset
 from .board import seen_board
 from .refusal import Refused
@@ -102,11 +103,11 @@ def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[di
         opts = {o.name: o.default for o in a.options if o.default not in (None, "")}
         if a.extra.get("empowered"):
             opts["to_hit"] = 1  # the cheapest legal empowerment
-        reason = ""
+        reason = code = ""
         try:
             rs.check(enc, c, a, opts, free=False)
         except Refused as r:
-            reason = r.refusal.message
+            reason, code = r.refusal.message, r.refusal.code
         out.append(
             {
                 "key": a.key,
@@ -118,6 +119,9 @@ def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[di
                 "needs": list(a.extra.get("needs", ())),
                 "allowed": not reason,
                 "reason": reason,
+                # Planning off-turn (plans.py): what the page offers besides the button.
+                "plannable": bool(reason) and plans.plannable(a, code),
+                "interrupt": not reason and plans.interrupt_now(enc, rs, c, a),
                 "options": [o for o in a.options],
             }
         )
@@ -235,6 +239,8 @@ def redacted(enc: Encounter, audience: str) -> dict[str, Any]:
         c.pop("seq", None)
         c.pop("tie", None)
         c.pop("notes", None)
+        # A plan is its seat's and the GM's: no other seat, nor a spectator, reads it here.
+        c.pop("plan", None)
         if c["side"] != "pc":
             # An NPC's dice are the GM's: players and spectators see its name, place in
             # the order, health as the GM chose, resources and effects, as the pages do.

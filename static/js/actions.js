@@ -11,7 +11,9 @@
  *
  * - Dragging a row of the GM's list onto another row tied with it (same initiative, same
  *   side) moves it there, one `reorder` step at a time (the up/down buttons under its
- *   initiative, which stay the keyboard's way).
+ *   initiative, which stay the keyboard's way). Dropped on any other row, it is placed
+ *   right before it (dragged up) or after it (dragged down) by one `place_in_order`: the
+ *   GM's ruling, which sets its initiative (the arrows do the same one step at a time).
  *
  * Everything here reads the page the server rendered; without it, every group still opens
  * by hand and the filter box stays hidden. Loaded with the CSP nonce; no inline handlers.
@@ -155,9 +157,13 @@
     row.classList.add("is-dragging");
   });
 
+  function placeable(row) {
+    return dragged && row && row !== dragged && row.dataset.combatant && document.querySelector('form[data-place-form="' + dragged.dataset.combatant + '"]');
+  }
+
   document.addEventListener("dragover", function (event) {
     var row = event.target.closest && event.target.closest("li.gm-item");
-    if (!tiedWith(row)) return;
+    if (!tiedWith(row) && !placeable(row)) return;
     event.preventDefault();
     event.dataTransfer.dropEffect = "move";
     row.classList.add("drop-here");
@@ -177,6 +183,16 @@
 
   document.addEventListener("drop", function (event) {
     var row = event.target.closest && event.target.closest("li.gm-item");
+    if (!tiedWith(row) && placeable(row)) {
+      event.preventDefault();
+      var rows = Array.prototype.slice.call(document.querySelectorAll("#combatants > li.gm-item"));
+      var up = rows.indexOf(row) < rows.indexOf(dragged);
+      var form = placeable(row);
+      form.querySelector('[name="before"]').value = up ? row.dataset.combatant : "";
+      form.querySelector('[name="after"]').value = up ? "" : row.dataset.combatant;
+      form.requestSubmit();
+      return;
+    }
     if (!tiedWith(row)) return;
     event.preventDefault();
     // A shown combatant steps over shown ones only (the engine keeps hidden ones in place).

@@ -292,11 +292,34 @@ def test_dragging_a_row_among_the_tied_reorders_them(make_table, browser, live_s
         )
         expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf C", "Wolf A", "Wolf B", HIDDEN])
         expect(gm.log.get_by_text("Wolf C moves up among the tied.")).to_have_count(2)
-        # Not tied: a drop on the Goblin changes nothing.
+        gm.assert_no_errors()
+
+
+def test_a_drag_past_another_initiative_is_the_gms_ruling(make_table, browser, live_server_url):
+    """Issue 30: 'any other move as a logged GM ruling, with the keyboard alternative kept'.
+    Wolf B (7) dropped on the Goblin (10) goes right before it, at initiative 10; then its
+    up arrow, from the keyboard, takes it past Bram (a PC at 15) at initiative 16."""
+    t = make_table("action_points")
+    wolves = [add(t.enc, name=f"Wolf {x}", side="npc", hp=HP, initiative=7) for x in "AB"]
+    with console(browser, live_server_url, t) as gm:
+        page = gm.page
+        names = page.locator("#combatants > li .name")
+        expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf A", "Wolf B", HIDDEN])
         gm.order_row(wolves[1]).locator(".gm-row").drag_to(
             gm.order_row(t.goblin).locator(".gm-row")
         )
+        expect(names).to_have_text(["Ana", "Bram", "Wolf B", "Goblin", "Wolf A", HIDDEN])
+        expect(
+            gm.log.get_by_text("The GM moves Wolf B before Goblin in the order (initiative 10).")
+        ).to_be_visible()
+        expect(gm.order_row(wolves[1]).locator(".init-btn")).to_have_text("10")
         gm.order_row(wolves[1]).locator(".init-btn").click()
-        expect(page.get_by_test_id(f"up-{wolves[1]}")).to_be_visible()
-        expect(names).to_have_text(["Ana", "Bram", "Goblin", "Wolf C", "Wolf A", "Wolf B", HIDDEN])
+        up = page.get_by_test_id(f"up-{wolves[1]}")
+        expect(up).to_have_attribute("aria-label", "Move Wolf B up in the order, as a ruling")
+        up.focus()
+        page.keyboard.press("Enter")
+        expect(names).to_have_text(["Ana", "Wolf B", "Bram", "Goblin", "Wolf A", HIDDEN])
+        expect(
+            gm.log.get_by_text("The GM moves Wolf B before Bram in the order (initiative 16).")
+        ).to_be_visible()
         gm.assert_no_errors()

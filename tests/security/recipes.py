@@ -64,6 +64,7 @@ RECIPES: dict[str, tuple[str, list[Step], dict[str, Any]]] = {
         {},
     ),
     "force_move": (AP, [], {"actor": "{ana}", "how": "forced"}),
+    "place_in_order": (AP, [], {"actor": "{goblin}", "before": "{ana}"}),
     # the battle map (issue 34)
     "set_board": (AP, [], {"width": 8, "height": 6}),
     "remove_board": (AP, [("set_board", {"width": 8, "height": 6})], {}),
@@ -129,6 +130,23 @@ RECIPES: dict[str, tuple[str, list[Step], dict[str, Any]]] = {
         {"actor": "{ana}"},
     ),
     "roll": (AP, [], {"actor": "{ana}", "dice": "1d6"}),
+    # Planning off-turn: Cid waits while Ana acts.
+    "plan": (
+        AP,
+        [START],
+        {"actor": "{cid}", "action": "basic_attack", "options": {"target": "{goblin}"}},
+    ),
+    "cancel_plan": (
+        AP,
+        [
+            START,
+            (
+                "plan",
+                {"actor": "{cid}", "action": "basic_attack", "options": {"target": "{goblin}"}},
+            ),
+        ],
+        {"actor": "{cid}"},
+    ),
 }
 
 PLAYER_MAY = frozenset(
@@ -144,6 +162,8 @@ PLAYER_MAY = frozenset(
         "abandon",
         "trigger",
         "roll",
+        "plan",
+        "cancel_plan",
     }
 )
 
