@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -134,6 +135,12 @@ def render_player(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.player_context(enc, seat, state, shared)
+    return _render_player_whole(ctx, oob=oob, prev_version=prev_version, shared=shared)
+
+
+def _render_player_whole(
+    ctx: dict[str, Any], *, oob: bool, prev_version: int | None, shared: screens.Shared | None
+) -> str:
     return render_to_string(
         "combat/player.html#live",
         {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
@@ -161,15 +168,16 @@ def _render_public_whole(
     )
 
 
-# --- the spectators' push, region by region (issue 37, step 2) ---------------------------
+# --- the push, region by region (issue 37, step 2) --------------------------------------
 #
-# After a commit the spectators' view-models are built per region (screens.public_regions)
-# and each region's digest is kept in Django's cache under the version it shows, so that
-# whichever process pushes the next version finds them. Only the regions whose digest
-# differs from the previous version's are rendered and sent; with none, the frame is the
-# #sync form alone ("version moved"). Without the previous version's digests (first push,
-# a restart, evicted, or a push that covers several versions) every region is sent, which
-# is always right.
+# After a commit the spectators' and each seat's view-models are built per region
+# (screens.public_regions, screens.player_regions), and each region's digest is kept in
+# Django's cache under the audience, its link and the version it shows, so that whichever
+# process pushes the next version finds them. Only the regions whose digest differs from
+# the previous version's are rendered and sent; with none, the frame is the #sync form
+# alone ("version moved"). Without the previous version's digests (first push, a restart,
+# evicted, or a push that covers several versions) every region is sent, which is always
+# right.
 
 REGION_DIGESTS_TTL = 120  # seconds: the next push is usually a moment later
 # Off only to compare (docs/performance.md, "Regions"): every push is the whole view.
@@ -183,9 +191,9 @@ def region_digests_key(encounter_id: int, audience: str, cred: str, version: int
 
 
 def render_region(template: str, region: screens.Region) -> str:
-    """One region as an out-of-band fragment, drawn from its own view-model alone. (A card
-    is marked for swapping only when sent alone: inside its roster it is not.)"""
-    alone = {"card_oob": True} if region.partial == "card" else {}
+    """One region as an out-of-band fragment, drawn from its own view-model alone. (A region
+    held by another, a card in its roster, is marked for swapping only when sent alone.)"""
+    alone = {"card_oob": True} if region.inside else {}
     return render_to_string(f"{template}#{region.partial}", {**region.model, **alone, "oob": True})
 
 
@@ -193,14 +201,45 @@ def changed_regions(
     regions: dict[str, screens.Region], digests: dict[str, str], before: dict[str, str] | None
 ) -> list[str]:
     """The ids of the regions to send: all of them without `before`, else those whose
-    digest differs (a card inside a roster that is sent whole goes with it)."""
+    digest differs (a region whose container is sent whole goes inside it)."""
     if before is None:
         changed = list(regions)
     else:
         changed = [name for name, d in digests.items() if before.get(name) != d]
-    if "roster" in changed:
-        changed = [name for name in changed if not name.startswith("roster-")]
-    return changed
+    sent = set(changed)
+    return [name for name in changed if regions[name].inside not in sent]
+
+
+def render_changes(
+    template: str,
+    regions: dict[str, screens.Region],
+    whole: Callable[[], str],
+    *,
+    encounter_id: int,
+    audience: str,
+    cred: str,
+    version: int,
+    prev_version: int | None,
+) -> str:
+    """One audience's frame for a push: the regions that changed since `prev_version`, then
+    #sync (the version shown and the version followed); `whole()` when there is nothing
+    to compare with (the previous version's digests are missing, or the push spans
+    several versions). With no region changed the frame is #sync alone: "version moved"."""
+    digests = {name: screens.region_digest(r) for name, r in regions.items()}
+    cache.set(
+        region_digests_key(encounter_id, audience, cred, version), digests, REGION_DIGESTS_TTL
+    )
+    before = None
+    if REGIONS and prev_version is not None and version == prev_version + 1:
+        before = cache.get(region_digests_key(encounter_id, audience, cred, prev_version))
+    if before is None:
+        return whole()
+    parts = [
+        render_region(template, regions[name]) for name in changed_regions(regions, digests, before)
+    ]
+    sync = {"version": version, "prev_version": prev_version, "oob": True}
+    parts.append(render_to_string(f"{template}#sync", sync))
+    return "".join(parts)
 
 
 def render_public_changes(
@@ -211,25 +250,42 @@ def render_public_changes(
     shared: screens.Shared,
     cred: str,
 ) -> str:
-    """The spectators' frame for a push: the regions that changed since `prev_version`,
-    then #sync (the version shown and the version followed)."""
+    """The spectators' frame for a push: the regions of their screen that changed."""
     ctx = screens.public_context(enc, state, shared)
-    regions = screens.public_regions(ctx)
-    digests = {name: screens.region_digest(r) for name, r in regions.items()}
-    cache.set(region_digests_key(enc.pk, SPECTATOR, cred, enc.version), digests, REGION_DIGESTS_TTL)
-    before = None
-    if REGIONS and prev_version is not None and enc.version == prev_version + 1:
-        before = cache.get(region_digests_key(enc.pk, SPECTATOR, cred, prev_version))
-    if before is None:
+    return render_changes(
+        "combat/spectator.html",
+        screens.public_regions(ctx),
         # The whole view, as the page and the socket's first frame render it.
-        return _render_public_whole(ctx, oob=True, prev_version=prev_version, shared=shared)
-    template = "combat/spectator.html"
-    parts = [
-        render_region(template, regions[name]) for name in changed_regions(regions, digests, before)
-    ]
-    sync = {"version": enc.version, "prev_version": prev_version, "oob": True}
-    parts.append(render_to_string(f"{template}#sync", sync))
-    return "".join(parts)
+        lambda: _render_public_whole(ctx, oob=True, prev_version=prev_version, shared=shared),
+        encounter_id=enc.pk,
+        audience=SPECTATOR,
+        cred=cred,
+        version=enc.version,
+        prev_version=prev_version,
+    )
+
+
+def render_player_changes(
+    enc: Encounter,
+    seat: Seat,
+    state: Any,
+    *,
+    prev_version: int | None,
+    shared: screens.Shared,
+    cred: str,
+) -> str:
+    """One seat's frame for a push: the regions of its screen that changed."""
+    ctx = screens.player_context(enc, seat, state, shared)
+    return render_changes(
+        "combat/player.html",
+        screens.player_regions(ctx),
+        lambda: _render_player_whole(ctx, oob=True, prev_version=prev_version, shared=shared),
+        encounter_id=enc.pk,
+        audience=PLAYER,
+        cred=cred,
+        version=enc.version,
+        prev_version=prev_version,
+    )
 
 
 def render_presence(enc: Encounter) -> str:
@@ -295,8 +351,8 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
     for seat in shared["seats"]:
         if seat.revoked or seat.pk not in seat_ids:
             continue
-        html = render_player(enc, seat, state, prev_version=prev, shared=shared)
         cred = credential(seat.token)
+        html = render_player_changes(enc, seat, state, prev_version=prev, shared=shared, cred=cred)
         out.append((group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html, "cred": cred}))
     if public and enc.spectator_token:
         cred = credential(enc.spectator_token)

@@ -1156,6 +1156,9 @@ class Region:
     partial: str
     model: dict[str, Any]
     compared: Any
+    # The id of the region that holds this one (a card in its roster): when both changed,
+    # the container is sent whole and this one goes inside it.
+    inside: str | None = None
 
 
 def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
@@ -1183,9 +1186,60 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         ),
     }
     for card in ctx["roster"]:
-        regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None)
+        regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None, inside="roster")
     regions["log"] = Region("log", {"log": ctx["log"]}, None)
     regions["board"] = Region("board", {"board": ctx["board"]}, None)
+    return regions
+
+
+def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
+    """A seat's screen as regions, by the id of their element on its page, built from
+    `player_context` (what this seat may see, nothing else).
+
+    Each of the seat's combatants has a panel of its own, with every action and whether it
+    can be taken now or why not: a change of turn, of what is left to spend or of the
+    targets changes that data, and so that panel. The panels and the other combatants'
+    lines are containers, compared by which regions they hold (and the others' summary
+    link); each panel and each line is a region of its own."""
+    status = ctx["status"]
+    urls = {"post_url": ctx["post_url"], "preview_url": ctx["preview_url"]}
+    panels, others, pending = ctx["panels"], ctx["others"], ctx["pending"]
+    # What the "Your turn" and "Reaction available" alerts read, and nothing more.
+    alert = {
+        "panels": [{"id": c["id"], "name": c["name"], "is_turn": c["is_turn"]} for c in panels],
+        "pending": [
+            {k: w[k] for k in ("id", "mine", "label", "reactor_name", "trigger_name")}
+            for w in pending
+        ],
+    }
+    others_end = {"round": status["round"], "phase": status["phase"]}
+    regions = {
+        "status": Region("status", {"status": status}, None),
+        "turn-alert": Region("alert", alert, None),
+        "notice": Region("notice", {"notice": ctx["notice"]}, None),
+        "order": Region("order", {"order": ctx["order"], "post_url": ctx["post_url"]}, None),
+        "reactions": Region("reactions", {"pending": pending, "post_url": ctx["post_url"]}, None),
+        "panels": Region(
+            "panels", {"panels": panels, **urls}, {"panels": [c["id"] for c in panels]}
+        ),
+    }
+    for card in panels:
+        regions[f"panel-{card['id']}"] = Region("panel", {"c": card, **urls}, None, "panels")
+    regions["recent"] = Region("recent", {"log": list(ctx["log"][:3])}, None)
+    regions["others"] = Region(
+        "others",
+        {"others": others, "status": others_end, "summary_url": ctx["summary_url"]},
+        {
+            "others": [c["id"] for c in others],
+            "round": bool(status["round"]),
+            "ended": status["phase"] == "ended",
+            "summary_url": ctx["summary_url"],
+        },
+    )
+    for card in others:
+        regions[f"other-{card['id']}"] = Region("other", {"c": card}, None, inside="others")
+    regions["log"] = Region("log", {"log": ctx["log"]}, None)
+    regions["board"] = Region("board", {"board": ctx["board"], "post_url": ctx["post_url"]}, None)
     return regions
 
 

@@ -53,6 +53,7 @@
   // --- what the page shows now ---------------------------------------------------------
   function snapshot() {
     var status = document.getElementById("status");
+    var sync = document.getElementById("sync");
     var lines = document.querySelectorAll("#log .log-line");
     var mine = [];
     document.querySelectorAll("#panels .combatant.is-turn").forEach(function (panel) {
@@ -66,7 +67,9 @@
       };
     });
     return {
-      version: status ? status.getAttribute("data-version") : "",
+      // #sync says the version in every frame (a pushed status has none: it is sent only
+      // when what it shows changed).
+      version: sync ? sync.getAttribute("data-version") : "",
       round: text(status && status.querySelector("[data-testid='round']")),
       turn: text(status && status.querySelector("[data-testid='turn']")),
       mine: mine,

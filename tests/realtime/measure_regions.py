@@ -1,9 +1,11 @@
-"""Bytes of the spectators' frames per command, with regions and without (whole views).
+"""Bytes of the spectators' and the players' frames per command: the regions that changed,
+and the whole view the same push would have been without them.
 
 Not collected by the suite; run it by name:
     .venv/bin/pytest -q -n 0 -s -m fuzz tests/realtime/measure_regions.py
-It plays the replay test's seeded combat and records the size of each frame pushed to the
-spectators' group (one per command that reached them).
+It plays the replay test's seeded combat once per ruleset and, for each frame pushed to the
+spectators or to a seat, records its size and the size of that audience's whole view at
+the same version (rendered beside it, not sent).
 """
 
 from __future__ import annotations
@@ -17,26 +19,28 @@ from combat.rules import rulesets
 
 from .test_replay import test_every_page_replays_to_what_a_reload_shows as replay
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz, pytest.mark.timeout(900)]
 
 
-@pytest.mark.parametrize("regions", [False, True], ids=["whole", "regions"])
 @pytest.mark.parametrize("ruleset", sorted(rulesets()))
-async def test_spectator_bytes(ruleset: str, regions: bool, settings, monkeypatch) -> None:
-    sizes: list[int] = []
-    real = broadcast._send_all
+async def test_frame_bytes(ruleset: str, settings, monkeypatch) -> None:
+    sizes: dict[str, dict[str, list[int]]] = {
+        audience: {"whole": [], "regions": []} for audience in ("spectator", "player")
+    }
+    real = broadcast.render_changes
 
-    def counting(messages):
-        for group, message in messages:
-            if group.endswith(".public") and message.get("type") == broadcast.FRAME:
-                sizes.append(len(message["html"].encode()))
-        real(messages)
+    def measured(template, regions, whole, **kw):
+        html = real(template, regions, whole, **kw)
+        got = sizes["player" if kw["audience"] == broadcast.PLAYER else "spectator"]
+        got["regions"].append(len(html.encode()))
+        got["whole"].append(len(whole().encode()))
+        return html
 
-    monkeypatch.setattr(broadcast, "_send_all", counting)
-    monkeypatch.setattr(broadcast, "REGIONS", regions)
+    monkeypatch.setattr(broadcast, "render_changes", measured)
     await replay(ruleset, settings, monkeypatch)
-    print(
-        f"\nspectator frames {ruleset} {'regions' if regions else 'whole'}: {len(sizes)} frames, "
-        f"median {statistics.median(sizes):.0f} B, max {max(sizes)} B, "
-        f"total {sum(sizes)} B"
-    )
+    for audience, by in sizes.items():
+        for how, got in by.items():
+            print(
+                f"\n{audience} frames {ruleset} {how}: {len(got)} frames, "
+                f"median {statistics.median(got):.0f} B, max {max(got)} B, total {sum(got)} B"
+            )

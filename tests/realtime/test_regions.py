@@ -1,10 +1,15 @@
-"""The spectators get only the regions of their screen that changed (issue 37, step 2).
+"""The spectators and each seat get only the regions of their screen that changed
+(issue 37, step 2).
 
 After a command the spectators' screen is compared region by region (status, spotlight,
 order, each combatant's card, log, map) with the version before, and only what differs
 is pushed, with #sync saying which version it shows and which it follows. A command the
 spectators see nothing of moves their version and sends nothing else. Without the
 previous version's fingerprints (a restart, a cleared cache) the whole view goes out.
+
+A seat's page is cut the same way (status, alerts, notice, order, reactions, each of its
+combatants' panels, the latest lines, each other combatant's line, log, map); what allows
+or forbids its actions is data of its panel, so a change of turn sends the panel again.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from combat.models import Encounter
 from tests.markers import is_view, pushed_so_far
 from tests.replay import fragments
 
-from .conftest import HIDDEN, Table, spectator_socket
+from .conftest import HIDDEN, Table, player_socket, spectator_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -44,9 +49,22 @@ async def watching(t: Table):
     return comm
 
 
-async def regions_pushed(t: Table, comm) -> list[str]:
-    """The ids of the regions in the one frame the last command pushed to the spectators."""
-    group = broadcast.group_name(t.enc.pk, "spectator")
+async def playing(token: str):
+    """A seat's page, connected and past its first whole view."""
+    comm = player_socket(token)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_from(timeout=TIMEOUT)
+    return comm
+
+
+async def regions_pushed(t: Table, comm, seat=None) -> list[str]:
+    """The ids of the regions in the one frame the last command pushed to the spectators
+    (or to `seat`)."""
+    if seat is None:
+        group = broadcast.group_name(t.enc.pk, "spectator")
+    else:
+        group = broadcast.group_name(t.enc.pk, "player", seat.pk)
     views = [f for f in await pushed_so_far(comm, group) if is_view(f)]
     assert len(views) == 1, views
     ids = [ident for ident, _ in fragments(views[0])[0]]
@@ -100,4 +118,59 @@ async def test_without_the_previous_fingerprints_the_whole_view_is_sent(table: T
     await gm_command(table, type="damage", actor=table.goblin, amount=3)
     sent = await regions_pushed(table, comm)
     assert {"status", "spotlight", "order", "roster", "log", "board", "sync"} <= set(sent), sent
+    await comm.disconnect()
+
+
+# --- a seat's page ------------------------------------------------------------------------
+
+
+async def test_a_blow_to_someone_else_sends_the_seat_that_line_not_its_action_panel(table: Table):
+    comm = await playing(table.seat2.token)  # Bram's player; Ana acts first
+    await gm_command(table, type="start_combat")
+    first = await regions_pushed(table, comm, table.seat2)
+    assert "order" in first and f"panel-{table.bram}" not in first  # the whole view
+
+    await gm_command(table, type="damage", actor=table.goblin, amount=3)
+    sent = await regions_pushed(table, comm, table.seat2)
+    # The Goblin's line (Unhurt to Hurt), the log and its latest lines; Bram's panel, the
+    # order, the map and Ana's line are not drawn again.
+    assert {f"other-{table.goblin}", "log", "recent"} <= set(sent), sent
+    for absent in (f"panel-{table.bram}", "panels", "order", "board", "others", "turn-alert"):
+        assert absent not in sent, (absent, sent)
+    assert f"other-{table.ana}" not in sent, sent
+    await comm.disconnect()
+
+
+async def test_the_turn_coming_to_the_seat_sends_its_action_panel_again(table: Table):
+    comm = await playing(table.seat2.token)
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm, table.seat2)
+
+    await gm_command(table, type="end_turn", actor=table.ana)  # Bram's turn now
+    sent = await regions_pushed(table, comm, table.seat2)
+    # What Bram may do changed (his actions are allowed now): his panel comes again, alone,
+    # with the "Your turn" alert.
+    assert f"panel-{table.bram}" in sent and "turn-alert" in sent, sent
+    assert "panels" not in sent, sent
+    group = broadcast.group_name(table.enc.pk, "player", table.seat2.pk)
+    await gm_command(table, type="end_turn", actor=table.bram)  # the Goblin's turn
+    (frame,) = [f for f in await pushed_so_far(comm, group) if is_view(f)]
+    ids = [ident for ident, _ in fragments(frame)[0]]
+    assert f"panel-{table.bram}" in ids, ids
+    assert "your turn" not in fragments(frame)[0][ids.index(f"panel-{table.bram}")][1]
+    await comm.disconnect()
+
+
+async def test_what_only_the_gm_sees_moves_the_seats_version_and_nothing_else(table: Table):
+    comm = await playing(table.seat1.token)
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm, table.seat1)
+
+    await gm_command(table, type="damage", actor=table.troll, amount=5)  # hidden
+    group = broadcast.group_name(table.enc.pk, "player", table.seat1.pk)
+    (frame,) = [f for f in await pushed_so_far(comm, group) if is_view(f)]
+    assert [ident for ident, _ in fragments(frame)[0]] == ["sync"]
+    assert HIDDEN not in frame and table.troll not in frame
+    version = await database_sync_to_async(version_of)(table)
+    assert f'data-version="{version}"' in frame and f'data-prev-version="{version - 1}"' in frame
     await comm.disconnect()
