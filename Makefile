@@ -13,7 +13,9 @@ ARGS ?=
 WORKERS ?= 3
 # Each test file runs in one worker, start to end: a file's browser, live server and
 # fixtures are made once.
-PARALLEL = -n $(WORKERS) --dist loadfile
+# A worker that dies fails the run at once, naming its test (a replaced worker can leave
+# the run waiting for ever).
+PARALLEL = -n $(WORKERS) --dist loadfile --max-worker-restart=0
 # What `make quick` leaves out: the browser, scale-out and fuzz tests (pyproject markers).
 QUICK = not browser and not scaleout and not fuzz
 

@@ -1239,7 +1239,11 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     for card in others:
         regions[f"other-{card['id']}"] = Region("other", {"c": card}, None, inside="others")
     regions["log"] = Region("log", {"log": ctx["log"]}, None)
-    regions["board"] = Region("board", {"board": ctx["board"], "post_url": ctx["post_url"]}, None)
+    regions["board"] = Region(
+        "board",
+        {"board": ctx["board"], "post_url": ctx["post_url"], "move_url": ctx["move_url"]},
+        None,
+    )
     return regions
 
 
