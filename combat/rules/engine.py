@@ -282,13 +282,16 @@ def cmd_update_combatant(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
     c = enc.get(cmd.get("actor"))
-    before = c.max_hp
+    before, was = c.max_hp, c.name
     fields = {k: v for k, v in cmd.items() if k not in ("type", "by", "actor")}
     apply_fields(enc, rs, c, fields, rng)
     if before != c.max_hp and c.hp is not None and c.max_hp is not None:
         c.hp = min(c.hp, c.max_hp)
     rs.refresh_limits(enc, c)
-    ev.add("combatant_changed", actor=c.id, ruling=True)
+    # A new name is told with the old one, unless the combatant is hidden: the name it had
+    # then was never the players' to read, and a reveal must not bring it out.
+    renamed = None if c.name == was else {"renamed": True} if c.hidden else {"was": was}
+    ev.add("combatant_changed", actor=c.id, ruling=True, data=renamed)
 
 
 def cmd_remove_combatant(

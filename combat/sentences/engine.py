@@ -13,6 +13,10 @@ def _added(s: Said) -> str:
 
 @says("combatant_changed")
 def _changed(s: Said) -> str:
+    if s.get("was"):
+        return f"The GM renames {s['was']} to {s.name(s.actor)}."
+    if s.get("renamed"):
+        return f"The GM renames {s.name(s.actor)}."
     return f"The GM changes {s.name(s.actor)}."
 
 

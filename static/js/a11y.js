@@ -412,6 +412,17 @@
       step(-1);
     } else if (key === "t" || key === "T") {
       focusCard(document.querySelector("#combatants > .combatant.is-turn"));
+    } else if (key === "g" || key === "G") {
+      // The focused row's combatant becomes the acting combatant's target (its Target button).
+      var row = e.target.closest && e.target.closest("#combatants > .combatant");
+      var aim = row && row.querySelector("[data-pick-target]");
+      done = !!aim;
+      if (aim) aim.click();
+    } else if (key === "a" || key === "A") {
+      // The acting combatant's first action: the ruleset's most used (its attack).
+      var first = document.querySelector("#turn .actions-now button[value='act']:not([disabled])");
+      done = !!first;
+      if (first) first.click();
     } else if (/^[1-9]$/.test(key)) {
       focusCard(cards()[Number(key) - 1]);
     } else {

@@ -256,6 +256,41 @@ def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_u
         gm.assert_no_errors()
 
 
+def test_an_npc_turn_by_keys_alone(make_table, browser, live_server_url):
+    """The same NPC turn without the mouse: 2 focuses Bram's row (second in the order), G
+    makes him the target, A takes the Goblin's attack, N ends the turn; the list of
+    shortcuts names G and A."""
+    t = make_table("action_points")
+    with console(browser, live_server_url, t) as gm:
+        page = gm.page
+        page.get_by_test_id("start-combat").click()
+        for who in (t.bram, t.goblin):
+            page.get_by_test_id("advance-turn").click()
+            expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
+        turn = page.get_by_test_id("turn-panel")
+        select = turn.get_by_test_id(f"action-{t.goblin}-basic_attack").locator(
+            "select[name='opt_target']"
+        )
+        expect(select).to_have_value(t.ana)
+        page.locator("body").focus()
+        page.keyboard.press("2")
+        expect(gm.order_row(t.bram)).to_be_focused()
+        page.keyboard.press("g")
+        expect(select).to_have_value(t.bram)
+        pick = gm.order_row(t.bram).get_by_test_id(f"pick-target-{t.bram}")
+        expect(pick).to_have_attribute("aria-pressed", "true")
+        page.keyboard.press("a")
+        expect(gm.hp(t.bram)).to_have_text(f"HP {HP - 1} of {HP}")
+        expect(gm.hp(t.ana)).to_have_text(f"HP {HP} of {HP}")
+        page.keyboard.press("n")
+        expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
+        page.keyboard.press("?")
+        shortcuts = page.locator("#shortcuts")
+        expect(shortcuts).to_contain_text("Make the focused combatant the target")
+        expect(shortcuts).to_contain_text("Take the acting combatant's first action")
+        gm.assert_no_errors()
+
+
 def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser, live_server_url):
     """Initiative Passes: after Ana's Reload (1 AP of 3), her turn panel asks "Hold 2 AP for
     Interrupts?"; answering Hold ends her turn, her row says "holding" and the log says
