@@ -204,6 +204,15 @@ def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser
         gm.assert_no_errors()
 
 
+def goblins_turn(gm, t) -> Any:
+    """Starts the combat and ends Ana's and Bram's turns: the Goblin's turn panel."""
+    gm.page.get_by_test_id("start-combat").click()
+    for who in (t.bram, t.goblin):
+        gm.page.get_by_test_id("advance-turn").click()
+        expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
+    return gm.page.get_by_test_id("turn-panel")
+
+
 @pytest.mark.parametrize("ruleset", ["action_points", "action_ladder", "initiative_passes"])
 def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_url):
     """On the Goblin's turn the attack already aims at the first standing enemy (Ana) and
@@ -212,12 +221,7 @@ def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_u
     and the turn moves on, three clicks in all."""
     t = make_table(ruleset)
     with console(browser, live_server_url, t) as gm:
-        page = gm.page
-        page.get_by_test_id("start-combat").click()
-        for who in (t.bram, t.goblin):
-            page.get_by_test_id("advance-turn").click()
-            expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
-        turn = page.get_by_test_id("turn-panel")
+        page, turn = gm.page, goblins_turn(gm, t)
         expect(turn.get_by_role("heading", level=2)).to_have_text("Goblin's turn")
         form = turn.get_by_test_id(f"action-{t.goblin}-{ATTACK[ruleset]}")
         select = form.locator("select[name='opt_target']")
@@ -262,12 +266,7 @@ def test_an_npc_turn_by_keys_alone(make_table, browser, live_server_url):
     shortcuts names G and A."""
     t = make_table("action_points")
     with console(browser, live_server_url, t) as gm:
-        page = gm.page
-        page.get_by_test_id("start-combat").click()
-        for who in (t.bram, t.goblin):
-            page.get_by_test_id("advance-turn").click()
-            expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
-        turn = page.get_by_test_id("turn-panel")
+        page, turn = gm.page, goblins_turn(gm, t)
         select = turn.get_by_test_id(f"action-{t.goblin}-basic_attack").locator(
             "select[name='opt_target']"
         )
