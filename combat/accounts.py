@@ -195,8 +195,9 @@ def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
     try:
         note = signing.loads(token, salt=CONFIRM_SALT, max_age=CONFIRM_DAYS * 24 * 3600)
     except signing.BadSignature:  # altered, or older than CONFIRM_DAYS (SignatureExpired)
-        note = None
-    user = get_user_model().objects.filter(pk=(note or {}).get("u")).first() if note else None
+        note = {}
+    pk = note.get("u")
+    user = get_user_model().objects.filter(pk=pk).first() if isinstance(pk, int) else None
     if user is None or not user.email or user.email.lower() != note.get("e"):
         return refuse(
             request,

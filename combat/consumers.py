@@ -554,7 +554,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             if isinstance(member, TableConsumer) and not member.gone:
                 links.setdefault(member.cred, []).append(member)
         size, shown = 0, 0
-        for cred, sockets in links.items():
+        for sockets in links.values():
             first = sockets[0]
             assert first.viewer is not None
             view = await database_sync_to_async(broadcast.render_view_checked)(
