@@ -50,6 +50,13 @@ def group_name(encounter_id: int, audience: str, seat_id: int | None = None) -> 
     return f"enc.{encounter_id}.public"
 
 
+def budgeted(group: str) -> bool:
+    """Are the frames of this group paid from a byte budget (combat/fanout.py)? The
+    spectators' and each seat's: screens anyone with the link may open, many times over.
+    The GM's are not: the GM's own tabs, and the console the GM acts on."""
+    return group.startswith("enc.") and (group.endswith(".public") or ".seat." in group)
+
+
 def user_group(user_id: int) -> str:
     """Every GM socket of one account, whatever the encounter: closed when its log-in ends."""
     return f"user.{user_id}.gm"

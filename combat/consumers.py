@@ -545,6 +545,35 @@ class TableConsumer(AsyncWebsocketConsumer):
             self._wire = _daphne_protocol(self.base_send)
         return self._wire
 
+    async def whole_view_to(self, members: list[Any]) -> tuple[int, int]:
+        """The whole view to each socket of a group that skipped frames for want of budget
+        (combat/fanout.py): rendered once per link among them, sent to those it is newer
+        for. The largest size sent and the version shown."""
+        links: dict[str, list[TableConsumer]] = {}
+        for member in members:
+            if isinstance(member, TableConsumer) and not member.gone:
+                links.setdefault(member.cred, []).append(member)
+        size, shown = 0, 0
+        for sockets in links.values():
+            first = sockets[0]
+            assert first.viewer is not None
+            view = await database_sync_to_async(broadcast.render_view_checked)(
+                first.viewer, first.token
+            )
+            if view is None:
+                for socket in sockets:
+                    await socket.link_gone()
+                continue
+            html, version = view
+            shown = max(shown, version)
+            event: dict[str, Any] = {"type": broadcast.FRAME, "version": version, "html": html}
+            for socket in sockets:
+                if not socket.gone and version > socket.version:
+                    socket.version = version
+                    await socket.send_pushed(event)
+            size = max(size, len(html.encode()))
+        return size, shown
+
     def in_flight(self, theirs: int) -> bool:
         """Was the first frame after `theirs` pushed only a moment ago (so still on its way)?
 

@@ -17,16 +17,32 @@ its messages in the order they were sent.
 
 One hub per event loop (daphne has one per process); a group's listener stops,
 and leaves the channel layer's group, when its last socket here leaves.
+
+Bytes per audience. The frames of a budgeted group (the spectators of an encounter, each
+seat: `broadcast.budgeted`) are paid from a byte budget per group and process (a token
+bucket: VTT_PUSH_BYTES_BURST at once, then VTT_PUSH_BYTES_PER_SECOND). A frame is sent
+while the budget is not overdrawn, and its size is then taken from it; once it is
+overdrawn the frames after it are not sent (each is a change on top of the one before,
+so none is sent until the page has caught up). When the budget allows again, and at most
+once every VTT_PUSH_CATCH_UP_SECONDS, the group's sockets get one whole view of the
+newest version, rendered once per link, paid from the same budget: the pages end up
+right, however many versions they skipped, and a socket never gets more than the budget
+a second on average.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from channels.layers import get_channel_layer
+from django.conf import settings
+
+from combat import broadcast
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +52,42 @@ INLINE_TYPES = frozenset({"frame.push", "presence.push"})
 YIELD_EVERY = 64
 
 
+# The budget's clock and its wait (a test makes time pass by hand).
+clock: Callable[[], float] = time.monotonic
+pause = asyncio.sleep
+
+
 class Member(Protocol):
     channel_name: str
+
+
+class ByteBudget:
+    """Bytes a group may be sent: `burst` at once, then `per_second`. A frame is sent while
+    the budget is not overdrawn and its whole size is then taken (it may overdraw it)."""
+
+    def __init__(self, burst: int, per_second: int) -> None:
+        self.burst = float(burst)
+        self.per_second = float(per_second)
+        self.left = float(burst)
+        self.stamp = clock()
+
+    def _refill(self) -> None:
+        now = clock()
+        self.left = min(self.burst, self.left + (now - self.stamp) * self.per_second)
+        self.stamp = now
+
+    def allows(self) -> bool:
+        self._refill()
+        return self.left >= 0
+
+    def spend(self, size: int) -> None:
+        self._refill()
+        self.left -= size
+
+    def wait(self) -> float:
+        """Seconds until the budget is no longer overdrawn."""
+        self._refill()
+        return max(0.0, -self.left) / self.per_second
 
 
 @dataclass
@@ -45,6 +95,23 @@ class _Listener:
     channel: str
     task: asyncio.Task[None]
     members: dict[Member, None] = field(default_factory=dict)  # an insertion-ordered set
+    budget: ByteBudget | None = None
+    behind: int = 0  # the newest version not sent for want of budget (0: none)
+    catching_up: asyncio.Task[None] | None = None
+    caught_up_at: float = float("-inf")
+
+
+def _budget(group: str) -> ByteBudget | None:
+    if not broadcast.budgeted(group):
+        return None
+    return ByteBudget(settings.VTT_PUSH_BYTES_BURST, settings.VTT_PUSH_BYTES_PER_SECOND)
+
+
+def frame_size(message: dict[str, Any]) -> int:
+    """The bytes of a pushed frame's text (encoded once, by the first socket it was written to)."""
+    frame = message.get("frame")
+    payload = getattr(frame, "payload", None)
+    return len(payload) if payload is not None else len(message.get("html", "").encode())
 
 
 class Hub:
@@ -61,7 +128,7 @@ class Hub:
                 channel = await self.layer.new_channel(prefix="hub.")
                 await self.layer.group_add(group, channel)
                 task = asyncio.get_running_loop().create_task(self._listen(group, channel))
-                listener = self.groups[group] = _Listener(channel, task)
+                listener = self.groups[group] = _Listener(channel, task, budget=_budget(group))
             listener.members[member] = None
 
     async def leave(self, group: str, member: Member) -> None:
@@ -74,6 +141,8 @@ class Hub:
                 return
             del self.groups[group]
             listener.task.cancel()
+            if listener.catching_up is not None:
+                listener.catching_up.cancel()
             await self.layer.group_discard(group, listener.channel)
 
     async def _listen(self, group: str, channel: str) -> None:
@@ -88,7 +157,50 @@ class Hub:
                 continue
             listener = self.groups.get(group)
             if listener is not None and listener.members:
-                await self.deliver(message, list(listener.members))
+                if listener.budget is not None and message.get("type") == broadcast.FRAME:
+                    await self.deliver_budgeted(group, listener, message)
+                else:
+                    await self.deliver(message, list(listener.members))
+
+    async def deliver_budgeted(
+        self, group: str, listener: _Listener, message: dict[str, Any]
+    ) -> None:
+        """A frame to a budgeted group: sent if the budget allows and the group is not
+        behind, else left for the next whole view (see the module's docstring)."""
+        assert listener.budget is not None
+        if listener.behind or not listener.budget.allows():
+            listener.behind = max(listener.behind, int(message.get("version") or 0))
+            if listener.catching_up is None or listener.catching_up.done():
+                task = self.catch_up(group, listener)
+                listener.catching_up = asyncio.get_running_loop().create_task(task)
+            return
+        await self.deliver(message, list(listener.members))
+        listener.budget.spend(frame_size(message))
+
+    async def catch_up(self, group: str, listener: _Listener) -> None:
+        """Once the budget allows, one whole view of the newest version to the group's
+        sockets; again while versions came meanwhile that it did not show."""
+        assert listener.budget is not None
+        every = float(settings.VTT_PUSH_CATCH_UP_SECONDS)
+        while listener.behind and self.groups.get(group) is listener:
+            wait = max(listener.budget.wait(), listener.caught_up_at + every - clock())
+            if wait > 0:
+                await pause(wait)
+                continue
+            members = list(listener.members)
+            whole_view_to = getattr(members[0], "whole_view_to", None) if members else None
+            if whole_view_to is None:
+                listener.behind = 0
+                return
+            listener.caught_up_at = clock()
+            try:
+                size, version = await whole_view_to(members)
+            except Exception:
+                log.exception("Could not catch %s up", group)
+                size, version = 0, listener.behind
+            listener.budget.spend(size)
+            if version >= listener.behind:
+                listener.behind = 0
 
     async def deliver(self, message: dict[str, Any], members: list[Member]) -> None:
         kind = message.get("type", "")

@@ -75,7 +75,10 @@ MAX_FIELD = 20_000
 MAX_SEAT_NAME = 80
 
 
-EMAIL_HELP = "Optional. Used only to send you a link if you forget your password."
+EMAIL_HELP = (
+    "Optional. Used only to send you a link if you forget your password, once you have "
+    "confirmed it with the link mailed to it."
+)
 
 
 class SignUpForm(UserCreationForm):

@@ -230,3 +230,25 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author_name}: {self.text[:40]}"
+
+
+class ConfirmedEmail(models.Model):
+    """The e-mail address an account's owner confirmed by following the link mailed to it.
+    A password reset goes only to the account's address when it is this one."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="confirmed_email"
+    )
+    email = models.EmailField()
+    confirmed = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.email
+
+
+def confirmed_email(user: Any) -> str:
+    """The account's address if its owner confirmed it, else ""."""
+    row = ConfirmedEmail.objects.filter(user_id=user.pk).first()
+    if row is None or not user.email or row.email.lower() != user.email.lower():
+        return ""
+    return str(user.email)

@@ -17,6 +17,7 @@ urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("account/", accounts.account, name="account"),
     path("account/api-tokens/", views.api_tokens, name="api_tokens"),
+    path("account/email/confirm/<str:token>/", accounts.confirm_email, name="confirm_email"),
     # The GM
     path("enc/new/", views.encounter_new, name="encounter_new"),
     path("enc/new/settings/", views.ruleset_settings, name="ruleset_settings"),

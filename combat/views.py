@@ -372,6 +372,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.get_username()}. Create your first encounter.")
+        from combat import accounts  # it builds on this module's helpers
+
+        if user.email and accounts.mail_configured():
+            accounts.send_confirmation(request, user)
+            messages.info(request, accounts.SENT_TO_CONFIRM.format(email=user.email))
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
 

@@ -276,6 +276,19 @@ VTT_SPECTATORS_PER_ADDRESS = env_int("VTT_SPECTATORS_PER_ADDRESS", 4)
 if VTT_SPECTATORS_PER_ADDRESS < 1:
     raise ImproperlyConfigured("VTT_SPECTATORS_PER_ADDRESS must be 1 or more.")
 
+# Bytes pushed to each audience with its own screen (the spectators of an encounter, each
+# seat), per server process: a token bucket of VTT_PUSH_BYTES_BURST, refilled at
+# VTT_PUSH_BYTES_PER_SECOND. Past it the changes in between are not sent; once the budget
+# allows again (and at most every VTT_PUSH_CATCH_UP_SECONDS) the audience gets one whole
+# view of the newest version (combat/fanout.py). A fight at 2 commands a second sends a
+# spectator about 9 KiB a second and a seat up to 18 (frames of 4-9 KiB, docs/security.md):
+# never near it. It is the ceiling a flood cannot pass, however large its frames.
+VTT_PUSH_BYTES_PER_SECOND = env_int("VTT_PUSH_BYTES_PER_SECOND", 32 * 1024)
+VTT_PUSH_BYTES_BURST = env_int("VTT_PUSH_BYTES_BURST", 1024 * 1024)
+VTT_PUSH_CATCH_UP_SECONDS = env_int("VTT_PUSH_CATCH_UP_SECONDS", 2)
+if VTT_PUSH_BYTES_PER_SECOND < 1 or VTT_PUSH_BYTES_BURST < 1:
+    raise ImproperlyConfigured("VTT_PUSH_BYTES_PER_SECOND and _BURST must be 1 or more.")
+
 # --- Authentication ----------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -14,6 +14,8 @@ from django.core import mail
 from django.core.management import call_command
 from django.test import Client
 
+from combat.models import ConfirmedEmail
+
 from .test_hardening import _login, _settings_with
 
 LOGIN = "/accounts/login/"
@@ -135,10 +137,16 @@ def test_wrong_passwords_on_the_account_page_count_toward_the_pause(users: Any, 
 # --- a reset link by e-mail -----------------------------------------------------------------
 
 
+def _confirmed(user: Any, email: str) -> None:
+    """The account has this address and its owner confirmed it."""
+    user.email = email
+    user.save()
+    ConfirmedEmail.objects.update_or_create(user=user, defaults={"email": email})
+
+
 def test_a_reset_link_by_mail_sets_a_new_password_and_lifts_the_pause(users: Any, with_mail: Any):
     gina = users[0]
-    gina.email = "gina@example.org"
-    gina.save()
+    _confirmed(gina, "gina@example.org")
     _pause("gina", "10.0.0.1", with_mail.AXES_FAILURE_LIMIT)
     page = Client().get(LOGIN).content.decode()
     assert "Forgot your password?" in page and RESET in page
@@ -171,8 +179,7 @@ def test_a_reset_link_by_mail_sets_a_new_password_and_lifts_the_pause(users: Any
 
 
 def test_a_reset_request_never_says_whether_an_address_has_an_account(users: Any, with_mail: Any):
-    users[0].email = "gina@example.org"
-    users[0].save()
+    _confirmed(users[0], "gina@example.org")
     known = Client().post(RESET, {"email": "gina@example.org"}, follow=True)
     unknown = Client().post(RESET, {"email": "nobody@example.org"}, follow=True)
     assert known.status_code == unknown.status_code == 200
@@ -209,3 +216,83 @@ def test_mail_needs_a_from_address():
         DJANGO_EMAIL_HOST="smtp.example.org", DJANGO_DEFAULT_FROM_EMAIL="vtt@example.org"
     )
     assert ok.returncode == 0, ok.stderr
+
+
+# --- the address is confirmed before a reset goes to it -------------------------------------
+
+
+def _link(body: str) -> str:
+    found = re.search(r"https?://[^/\s]+(/account/email/confirm/\S+/)", body)
+    assert found is not None, body
+    return found.group(1)
+
+
+def test_a_saved_address_gets_no_reset_until_its_owner_confirms_it(users: Any, with_mail: Any):
+    """Issue 36 item 1: a reset link goes only to an address the owner confirmed. Saving
+    an address mails a confirmation link to it; until it is followed, a reset request for
+    that address mails nothing, and the account page says so."""
+    gm = Client()
+    gm.force_login(users[0])
+    saved = gm.post("/account/", {"email": "Gina@example.org", "password": "gm-password-1"})
+    assert saved.status_code == 302
+    assert [m.to for m in mail.outbox] == [["Gina@example.org"]]
+    link = _link(mail.outbox[0].body)
+    page = gm.get("/account/").content.decode()
+    assert "A link to confirm it was sent there" in page
+    assert 'data-testid="email-unconfirmed"' in page and "no password reset goes to it" in page
+    mail.outbox.clear()
+    assert Client().post(RESET, {"email": "gina@example.org"}).status_code == 302
+    assert mail.outbox == []  # not confirmed: no reset mail
+    # The owner follows the link (from the mailbox, logged in or not).
+    confirmed = Client().get(link)
+    assert confirmed.status_code == 200 and "is confirmed" in confirmed.content.decode()
+    page = gm.get("/account/").content.decode()
+    assert "(confirmed)" in page and 'data-testid="email-unconfirmed"' not in page
+    assert Client().post(RESET, {"email": "gina@example.org"}).status_code == 302
+    assert [m.to for m in mail.outbox] == [["Gina@example.org"]]
+    # A new address starts unconfirmed again, and gets its own link.
+    mail.outbox.clear()
+    gm.post("/account/", {"email": "gina@elsewhere.org", "password": "gm-password-1"})
+    assert [m.to for m in mail.outbox] == [["gina@elsewhere.org"]]
+    mail.outbox.clear()
+    Client().post(RESET, {"email": "gina@elsewhere.org"})
+    assert mail.outbox == []
+
+
+def test_a_confirmation_link_works_only_for_the_address_it_was_sent_to(users: Any, with_mail: Any):
+    gm = Client()
+    gm.force_login(users[0])
+    gm.post("/account/", {"email": "old@example.org", "password": "gm-password-1"})
+    old = _link(mail.outbox[-1].body)
+    gm.post("/account/", {"email": "new@example.org", "password": "gm-password-1"})
+    # The link to the old address does not confirm the new one.
+    r = Client().get(old)
+    assert r.status_code == 400 and "This link does not work" in r.content.decode()
+    # Nor does a link with its signature altered.
+    new = _link(mail.outbox[-1].body)
+    forged = new[:-3] + ("A" if new[-3] != "A" else "B") + new[-2:]
+    assert Client().get(forged).status_code == 400
+    assert not ConfirmedEmail.objects.filter(user=users[0]).exists()
+    assert Client().get(new).status_code == 200
+    assert ConfirmedEmail.objects.get(user=users[0]).email == "new@example.org"
+
+
+def test_sign_up_with_an_address_mails_its_confirmation(db: Any, with_mail: Any):
+    form = {"password1": "Long-enough-pass-1", "password2": "Long-enough-pass-1"}
+    r = Client(REMOTE_ADDR="10.0.0.5").post(
+        "/signup/", {**form, "username": "gus", "email": "gus@example.org"}, follow=True
+    )
+    assert "A link to confirm it was sent there" in r.content.decode()
+    assert [m.to for m in mail.outbox] == [["gus@example.org"]]
+    Client().get(_link(mail.outbox[0].body))
+    assert ConfirmedEmail.objects.get(user__username="gus").email == "gus@example.org"
+
+
+def test_without_mail_the_account_page_says_the_address_is_not_confirmed(users: Any):
+    gm = Client()
+    gm.force_login(users[0])
+    gm.post("/account/", {"email": "gina@example.org", "password": "gm-password-1"})
+    page = gm.get("/account/").content.decode()
+    assert 'data-testid="email-unconfirmed"' in page
+    assert "this site does not send e-mail at present" in page
+    assert mail.outbox == []
