@@ -8,10 +8,20 @@ action. The Reaction is free, once between the start of one's turn and the next.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from .base import DEFENCES, DESTINATION, TARGET, Ruleset, add_effect, engage, plural, roll_stat
+from .base import (
+    DEFENCES,
+    DESTINATION,
+    TARGET,
+    Opts,
+    Rng,
+    Ruleset,
+    add_effect,
+    engage,
+    plural,
+    roll_stat,
+)
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
 from .refusal import Refused, refuse
@@ -370,13 +380,7 @@ class ActionPoints(Ruleset):
 
     # --- resolvers -----------------------------------------------------------------------
     def do_attack(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         to_hit = int(opts.get("to_hit") or 0)
         dmg_ap = int(opts.get("damage") or 0)
@@ -415,7 +419,7 @@ class ActionPoints(Ruleset):
         c: Combatant,
         a: ActionDef,
         target_id: str | None,
-        rng: random.Random,
+        rng: Rng,
         ev: Events,
         **attack: Any,
     ) -> None:
@@ -455,13 +459,7 @@ class ActionPoints(Ruleset):
         )
 
     def do_spell(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         to_hit = int(opts.get("to_hit") or 0)
         dmg_ap = int(opts.get("damage") or 0)
@@ -499,13 +497,7 @@ class ActionPoints(Ruleset):
         )
 
     def do_stance(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         defence = str(opts["defence"])
         count = int(opts.get("count") or 1)
@@ -532,13 +524,7 @@ class ActionPoints(Ruleset):
         )
 
     def do_move(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         mode = opts.get("mode") or "walk"
         leave = opts.get("leave", True)
@@ -577,13 +563,7 @@ class ActionPoints(Ruleset):
         return {"metres": moved["cost"], "to": moved["to"], "short_of": short}
 
     def do_disengage(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         c.turn["disengaged"] = True
         moved = self.move_on_map(enc, c, a, opts) if opts.get("to") else {}
@@ -608,13 +588,7 @@ class ActionPoints(Ruleset):
         return [s for s in OPPORTUNITY_NEEDS if s not in other.stats]
 
     def react(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        w: Window,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         if w.kind == "defend":
             self.react_defend(enc, c, w, opts, rng, ev)
@@ -646,13 +620,7 @@ class ActionPoints(Ruleset):
         )
 
     def react_defend(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        w: Window,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         for key in opts:
             if key != "reaction":
@@ -683,12 +651,7 @@ class ActionPoints(Ruleset):
         self.strike(enc, w, (bonus, kind.capitalize()), rng, ev)
 
     def strike(
-        self,
-        enc: Encounter,
-        w: Window,
-        reaction: tuple[int, str] | None,
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, w: Window, reaction: tuple[int, str] | None, rng: Rng, ev: Events
     ) -> None:
         attacker = enc.get(w.trigger)
         t = enc.combatants.get(w.reactor)

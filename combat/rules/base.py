@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 DEFENCES = ("melee", "ranged", "mental")
 
+# What every action's handler is handed, named short so a handler's signature reads on one line.
+type Opts = dict[str, Any]  # the declared options
+type Rng = random.Random  # the command's die
+
 TARGET = Option("target", "Target", kind="target")
 TARGET_REQUIRED = Option("target", "Target", kind="target", required=True)
 # A movement action's destination on the map (paths.py); the forms show it only when the
@@ -251,13 +255,7 @@ class Ruleset:
             c.turn["attacks"] = c.turn.get("attacks", 0) + 1
 
     def resolve(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         """Carry the action out. The default logs it; effects are dispatched by name."""
         handler = getattr(self, f"do_{a.effect}", None)
@@ -270,13 +268,7 @@ class Ruleset:
         return "" if cost == 0 else f" ({cost} {self.currency})"
 
     def do_plain(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         target = opts.get("target")
         ev.add(
@@ -357,13 +349,7 @@ class Ruleset:
         return False
 
     def react(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        w: Window,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         raise refuse("no_reaction", f"{self.name} has no reaction of that kind.")
 

@@ -15,10 +15,9 @@ free and leaving an enemy's reach provokes nothing.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from .base import DESTINATION, TARGET, Ruleset, plural
+from .base import DESTINATION, TARGET, Opts, Rng, Ruleset, plural
 from .catalogue import ANY_TIME, ActionDef, Option, Setting
 from .events import Events
 from .refusal import refuse
@@ -326,13 +325,7 @@ class InitiativePasses(Ruleset):
 
     # --- resolvers -----------------------------------------------------------------------
     def resolve(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         first = len(ev.items)
         super().resolve(enc, c, a, opts, rng, ev)
@@ -346,13 +339,7 @@ class InitiativePasses(Ruleset):
         return f" (Interrupt, {paid})" if self.off_turn(enc, c) else f" ({paid})"
 
     def do_attack(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         ranged = bool(opts.get("ranged"))
         self.attack_roll(
@@ -387,13 +374,7 @@ class InitiativePasses(Ruleset):
         return max(speed - moved, 0.0), rule, "walk"
 
     def do_move(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         data: dict[str, Any] = {
             "action": a.key,
