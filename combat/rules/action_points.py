@@ -19,6 +19,7 @@ from .base import (
     Ruleset,
     add_effect,
     engage,
+    open_window,
     plural,
     roll_stat,
 )
@@ -442,21 +443,10 @@ class ActionPoints(Ruleset):
             "allowed": choices,
             "roll": attack,
         }
-        w = Window(enc.new_id("w", rng), "defend", t.id, c.id, {"attack": spec, "choices": choices})
-        enc.pending.append(w)
-        ev.add(
-            "window",
-            say="ap.defend_window",
-            actor=t.id,
-            involved=(c.id,),
-            data={
-                "window": w.id,
-                "reactor": t.id,
-                "choices": choices,
-                "attacker": c.id,
-                "name": a.name,
-            },
-        )
+        detail = {"attack": spec, "choices": choices}
+        facts = {"choices": choices, "attacker": c.id, "name": a.name}
+        say = "ap.defend_window"
+        open_window(enc, "defend", t, c, ev, rng=rng, say=say, detail=detail, **facts)
 
     def do_spell(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events

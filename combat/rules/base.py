@@ -397,17 +397,8 @@ class Ruleset:
                 and not other.defeated
                 and self.can_react(enc, other, "opportunity_attack")
             ):
-                w = Window(
-                    enc.new_id("w", getattr(ev, "rng", None)), "opportunity_attack", other.id, c.id
-                )
-                enc.pending.append(w)
-                ev.add(
-                    "window",
-                    say="base.opportunity",
-                    actor=other.id,
-                    involved=(c.id,),
-                    data={"window": w.id, "reactor": other.id, "mover": c.id},
-                )
+                rng, say = getattr(ev, "rng", None), "base.opportunity"
+                open_window(enc, "opportunity_attack", other, c, ev, rng=rng, say=say, mover=c.id)
         c.engaged = []
         if left and not provokes and reason:
             ev.add(
@@ -530,6 +521,27 @@ def waiting_sentence(enc: Encounter, waiting: list[Window], of: str = "") -> str
         # Opportunity Attack as Ana walks away), only that the table waits for the GM.
         return "Waiting for the GM."
     return f"Waiting for reactions: {', '.join(names)} may still react{to}."
+
+
+def open_window(
+    enc: Encounter,
+    kind: str,
+    reactor: Combatant,
+    trigger: Combatant,
+    ev: Events,
+    *,
+    rng: Rng | None,
+    say: str,
+    detail: dict[str, Any] | None = None,
+    **facts: Any,
+) -> Window:
+    """Offer `reactor` a chance to answer what `trigger` did, and tell the table: the event
+    names the window and its reactor, then the `facts` the sentence needs."""
+    w = Window(enc.new_id("w", rng), kind, reactor.id, trigger.id, detail or {})
+    enc.pending.append(w)
+    data = {"window": w.id, "reactor": reactor.id, **facts}
+    ev.add("window", say=say, actor=reactor.id, involved=(trigger.id,), data=data)
+    return w
 
 
 def need_stat(c: Combatant, stat: str, why: str) -> dict[str, Any]:
