@@ -19,6 +19,7 @@ from .base import (
     Ruleset,
     add_effect,
     engage,
+    gauge,
     open_window,
     plural,
     roll_stat,
@@ -271,22 +272,15 @@ class ActionPoints(Ruleset):
     def resources(self, enc: Encounter, c: Combatant) -> list[dict[str, Any]]:
         ap, top = c.res.get("ap", 0), c.res.get("ap_max", 0)
         return [
-            {
-                "key": "ap",
-                "label": "AP",
-                "value": ap,
-                "max": top,
-                "kind": "pips",
-                "text": f"AP {ap} of {top}",
-            },
-            {
-                "key": "reaction",
-                "label": "Reaction",
-                "value": int(c.reaction),
-                "max": 1,
-                "kind": "toggle",
-                "text": "Reaction available" if c.reaction else "Reaction used",
-            },
+            gauge("ap", "AP", ap, top, "pips", f"AP {ap} of {top}"),
+            gauge(
+                "reaction",
+                "Reaction",
+                int(c.reaction),
+                1,
+                "toggle",
+                "Reaction available" if c.reaction else "Reaction used",
+            ),
         ]
 
     def cost_label(self, a: ActionDef) -> str:

@@ -523,6 +523,14 @@ def waiting_sentence(enc: Encounter, waiting: list[Window], of: str = "") -> str
     return f"Waiting for reactions: {', '.join(names)} may still react{to}."
 
 
+def gauge(
+    key: str, label: str, value: int, top: int | None, kind: str, text: str
+) -> dict[str, Any]:
+    """One of a combatant's resources as the sheet draws it: `kind` is pips, meter, counter,
+    progress or toggle; `top` is None where there is no maximum."""
+    return {"key": key, "label": label, "value": value, "max": top, "kind": kind, "text": text}
+
+
 def open_window(
     enc: Encounter,
     kind: str,

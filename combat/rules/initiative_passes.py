@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import DESTINATION, TARGET, Opts, Rng, Ruleset, plural
+from .base import DESTINATION, TARGET, Opts, Rng, Ruleset, gauge, plural
 from .catalogue import ANY_TIME, ActionDef, Option, Setting
 from .events import Events
 from .refusal import refuse
@@ -168,38 +168,17 @@ class InitiativePasses(Ruleset):
         else:
             held = "In the passes" if ap else "Out of AP until the next round"
         return [
-            {
-                "key": "ap",
-                "label": "AP",
-                "value": ap,
-                "max": top,
-                "kind": "pips",
-                "text": f"AP {ap} of {top}",
-            },
-            {
-                "key": "spent",
-                "label": "Spent this turn",
-                "value": spent,
-                "max": limit,
-                "kind": "meter",
-                "text": f"spent this turn {spent} of {limit}",
-            },
-            {
-                "key": "grit",
-                "label": "Grit",
-                "value": grit,
-                "max": None,
-                "kind": "counter",
-                "text": f"Grit {grit}",
-            },
-            {
-                "key": "held",
-                "label": "Holding",
-                "value": int(c.held),
-                "max": 1,
-                "kind": "toggle",
-                "text": held,
-            },
+            gauge("ap", "AP", ap, top, "pips", f"AP {ap} of {top}"),
+            gauge(
+                "spent",
+                "Spent this turn",
+                spent,
+                limit,
+                "meter",
+                f"spent this turn {spent} of {limit}",
+            ),
+            gauge("grit", "Grit", grit, None, "counter", f"Grit {grit}"),
+            gauge("held", "Holding", int(c.held), 1, "toggle", held),
         ]
 
     # --- flow: rounds and passes ----------------------------------------------------------

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..base import Ruleset, int_option
+from ..base import Ruleset, gauge, int_option
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import refuse
@@ -257,46 +257,32 @@ class ActionLadder(Ruleset):
         e, em = c.res.get("effort", 0), c.res.get("effort_max", 0)
         b, bm = c.res.get("bonus", 0), c.res.get("bonus_max", 0)
         out: list[dict[str, Any]] = [
-            {
-                "key": "effort",
-                "label": "Actions",
-                "value": e,
-                "max": em,
-                "kind": "pips",
-                "text": f"{e} of {em} ½ Actions left",
-            },
-            {
-                "key": "bonus",
-                "label": "Bonus Actions",
-                "value": b,
-                "max": bm,
-                "kind": "pips",
-                "text": f"Bonus Actions {b} of {bm}",
-            },
+            gauge("effort", "Actions", e, em, "pips", f"{e} of {em} ½ Actions left"),
+            gauge("bonus", "Bonus Actions", b, bm, "pips", f"Bonus Actions {b} of {bm}"),
         ]
         if c.carry:
             done = c.carry["total"] - c.carry["remaining"]
             out.append(
-                {
-                    "key": "carry",
-                    "label": "Under way",
-                    "value": done,
-                    "max": c.carry["total"],
-                    "kind": "progress",
-                    "text": f"{c.carry['name']} under way: {done} of {c.carry['total']} ½ Actions "
+                gauge(
+                    "carry",
+                    "Under way",
+                    done,
+                    c.carry["total"],
+                    "progress",
+                    f"{c.carry['name']} under way: {done} of {c.carry['total']} ½ Actions "
                     f"paid, {effort_label(c.carry['remaining'])} to pay next turn",
-                }
+                )
             )
         if c.prepared:
             out.append(
-                {
-                    "key": "prepared",
-                    "label": "Prepared",
-                    "value": 1,
-                    "max": 1,
-                    "kind": "toggle",
-                    "text": f"Prepared since round {c.prepared['round']}: {c.prepared['text']}",
-                }
+                gauge(
+                    "prepared",
+                    "Prepared",
+                    1,
+                    1,
+                    "toggle",
+                    f"Prepared since round {c.prepared['round']}: {c.prepared['text']}",
+                )
             )
         return out
 
