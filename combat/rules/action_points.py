@@ -336,8 +336,7 @@ class ActionPoints(Ruleset):
     ) -> None:
         super().check_limits(enc, c, a, opts)
         if a.attack:
-            allowed = int(self.setting(enc, "attacks_per_turn", c))
-            made = c.turn.get("attacks", 0)
+            allowed, made = self.turn_tally(enc, c, "attacks_per_turn", "attacks")
             if made >= allowed:
                 raise refuse(
                     "attack_limit",
@@ -361,12 +360,7 @@ class ActionPoints(Ruleset):
             )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
-        cost = self.price(enc, c, a, opts)
-        have = c.res.get("ap", 0)
-        if cost > have:
-            raise refuse(
-                "not_enough_ap", f"Not enough AP: {a.name} costs {cost}, {c.name} has {have}."
-            )
+        self.check_ap(enc, c, a, opts)
 
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         c.res["ap"] -= self.price(enc, c, a, opts)
@@ -374,30 +368,15 @@ class ActionPoints(Ruleset):
             c.reaction = False
 
     # --- resolvers -----------------------------------------------------------------------
-    def do_attack(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
-    ) -> None:
+    def attack_terms(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts
+    ) -> tuple[str, int, int]:
+        """Empowered: each extra AP on the roll adds 1 to hit, each on damage adds 2 damage."""
         to_hit = int(opts.get("to_hit") or 0)
         dmg_ap = int(opts.get("damage") or 0)
-        ranged = bool(opts.get("ranged"))
         extra = f" (+{to_hit} to hit, +{2 * dmg_ap} damage)" if (to_hit or dmg_ap) else ""
         cost = self.price(enc, c, a, opts)
-        self.launch(
-            enc,
-            c,
-            a,
-            opts.get("target"),
-            rng,
-            ev,
-            label=f"{a.name}{extra} for {cost} AP",
-            name=a.name,
-            stat="attack",
-            to_hit=to_hit,
-            damage_stat="damage",
-            damage_bonus=2 * dmg_ap,
-            defence="ranged" if ranged else "melee",
-            melee=not ranged,
-        )
+        return f"{a.name}{extra} for {cost} AP", to_hit, 2 * dmg_ap
 
     # --- defence reactions (action-points.md, Reactions: parries, intercepts) ---------------
     def defence_choices(self, enc: Encounter, t: Combatant, defence: str) -> list[str]:
@@ -408,39 +387,29 @@ class ActionPoints(Ruleset):
             return []
         return ["parry"] if defence == "melee" else ["intercept"]
 
-    def launch(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        target_id: str | None,
-        rng: Rng,
-        ev: Events,
-        **attack: Any,
-    ) -> None:
+    def hold_for_defence(
+        self, enc: Encounter, c: Combatant, a: ActionDef, t: Combatant, roll: Opts, ev: Events
+    ) -> bool:
         """An attack is declared: hold it for the target's reaction, or roll it now."""
-        t = enc.combatants.get(target_id or "")
-        choices = (
-            [] if t is None or t.id == c.id else self.defence_choices(enc, t, attack["defence"])
-        )
-        if t is None or not choices:
-            self.attack_roll(enc, c, target_id, rng, ev, **attack)
-            return
-        if attack["melee"]:
+        choices = self.defence_choices(enc, t, roll["defence"])
+        if not choices:
+            return False
+        if roll["melee"]:
             engage(enc, c, t)
         spec = {
             "action": a.key,
             "name": a.name,
             "attacker": c.id,
             "target": t.id,
-            "ranged": attack["defence"] != "melee",
+            "ranged": roll["defence"] != "melee",
             "allowed": choices,
-            "roll": attack,
+            "roll": roll,
         }
         detail = {"attack": spec, "choices": choices}
         facts = {"choices": choices, "attacker": c.id, "name": a.name}
-        say = "ap.defend_window"
+        say, rng = "ap.defend_window", getattr(ev, "rng", None)
         open_window(enc, "defend", t, c, ev, rng=rng, say=say, detail=detail, **facts)
+        return True
 
     def do_spell(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
@@ -463,22 +432,9 @@ class ActionPoints(Ruleset):
                 data={"label": label, "target": target, "roll": r.total},
             )
             return
-        self.launch(
-            enc,
-            c,
-            a,
-            opts.get("target"),
-            rng,
-            ev,
-            label=label,
-            name=a.name,
-            stat="spell",
-            to_hit=to_hit,
-            damage_stat="spell_damage",
-            damage_bonus=2 * dmg_ap,
-            defence=str(opts.get("defence") or "mental"),
-            melee=False,
-        )
+        defence = str(opts.get("defence") or "mental")
+        terms = (label, to_hit, 2 * dmg_ap)
+        self.declare_roll(enc, c, a, opts, rng, ev, stat="spell", terms=terms, defence=defence)
 
     def do_stance(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events

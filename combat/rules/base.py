@@ -8,7 +8,7 @@ hooks raise `Refused` to say no, which unwinds the whole command.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import dice
 from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from .commands import CommandSpec
 
 DEFENCES = ("melee", "ranged", "mental")
+# The stat an attack or a spell rolls, and the stat its damage comes from.
+DAMAGE_STATS = {"attack": "damage", "spell": "spell_damage"}
 
 # What every action's handler is handed, named short so a handler's signature reads on one line.
 type Opts = dict[str, Any]  # the declared options
@@ -347,6 +349,87 @@ class Ruleset:
     # --- reactions --------------------------------------------------------------------
     def can_react(self, enc: Encounter, c: Combatant, kind: str) -> bool:
         return False
+
+    # --- attacks and Action Points (shared) ----------------------------------------------
+    def do_attack(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
+    ) -> None:
+        """A Basic Attack: the attack stat against the target's melee or ranged defence."""
+        ranged = bool(opts.get("ranged"))
+        terms = self.attack_terms(enc, c, a, opts)
+        defence = "ranged" if ranged else "melee"
+        self.declare_roll(enc, c, a, opts, rng, ev, stat="attack", terms=terms, defence=defence)
+
+    def attack_terms(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts
+    ) -> tuple[str, int, int]:
+        """An attack's words for the log, and what its options add to hit and to damage."""
+        return f"{a.name}{self.spent_text(enc, c, a, opts)}", 0, 0
+
+    def declare_roll(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: Opts,
+        rng: Rng,
+        ev: Events,
+        *,
+        stat: str,
+        terms: tuple[str, int, int],
+        defence: str,
+    ) -> None:
+        """`a` rolls `stat` (an attack or a spell) against the target's `defence`: held for
+        the target's defence reactions where the ruleset has them, else rolled now. Only a
+        weapon attack against melee defence is a melee attack (it engages)."""
+        label, to_hit, damage_bonus = terms
+        roll: dict[str, Any] = {
+            "label": label,
+            "name": a.name,
+            "stat": stat,
+            "to_hit": to_hit,
+            "damage_stat": DAMAGE_STATS[stat],
+            "damage_bonus": damage_bonus,
+            "defence": defence,
+            "melee": stat == "attack" and defence == "melee",
+        }
+        tid = opts.get("target")
+        t = enc.combatants.get(tid or "")
+        if t is None or t.id == c.id or not self.hold_for_defence(enc, c, a, t, roll, ev):
+            self.attack_roll(enc, c, tid, rng, ev, **roll)
+
+    def hold_for_defence(
+        self, enc: Encounter, c: Combatant, a: ActionDef, t: Combatant, roll: Opts, ev: Events
+    ) -> bool:
+        """Hold a declared attack for its target's defence reactions; True when held (a
+        window opens with the command's die, which the engine hands to `ev`)."""
+        return False
+
+    def turn_tally(
+        self, enc: Encounter, c: Combatant, setting: str, counter: str
+    ) -> tuple[int, int]:
+        """A per-turn limit the GM sets for `c`, and how much of it `c` has used this turn."""
+        used = c.turn.get(counter, 0)  # a count the turn keeps (attacks, spent, free)
+        return int(self.setting(enc, setting, c)), cast(int, used)
+
+    def check_ap(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: Opts,
+        *,
+        as_what: str = "",
+        tail: str = "",
+    ) -> int:
+        """Refuse an action that costs more AP than `c` has; else return its price."""
+        cost, have = self.price(enc, c, a, opts), c.res.get("ap", 0)
+        if cost > have:
+            raise refuse(
+                "not_enough_ap",
+                f"Not enough AP: {a.name}{as_what} costs {cost}, {c.name} has {have}{tail}.",
+            )
+        return cost
 
     def react(
         self, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events

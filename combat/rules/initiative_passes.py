@@ -243,8 +243,7 @@ class InitiativePasses(Ruleset):
     ) -> None:
         super().check_limits(enc, c, a, opts)
         if a.category == FREE:
-            cap = int(self.setting(enc, "free_actions_per_turn", c))
-            used = c.turn.get("free", 0)
+            cap, used = self.turn_tally(enc, c, "free_actions_per_turn", "free")
             if cap and used >= cap:
                 raise refuse(
                     "free_action_limit",
@@ -253,29 +252,17 @@ class InitiativePasses(Ruleset):
                 )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
-        cost = self.price(enc, c, a, opts)
-        have = c.res.get("ap", 0)
         if self.off_turn(enc, c):
-            if have < 1:
+            if c.res.get("ap", 0) < 1:
                 raise refuse(
                     "no_ap_left",
                     f"An Interrupt is paid from AP left: {c.name} has 0 AP until the next round.",
                 )
-            if cost > have:
-                raise refuse(
-                    "not_enough_ap",
-                    f"Not enough AP: {a.name} as an Interrupt costs {cost}, {c.name} has "
-                    f"{have} left this round.",
-                )
+            self.check_ap(enc, c, a, opts, as_what=" as an Interrupt", tail=" left this round")
             return
-        if cost > have:
-            raise refuse(
-                "not_enough_ap",
-                f"Not enough AP: {a.name} costs {cost}, {c.name} has {have} left this round "
-                "(AP is restored at the start of the next round).",
-            )
-        limit = int(self.setting(enc, "ap_per_turn", c))
-        spent = c.turn.get("spent", 0)
+        restored = " left this round (AP is restored at the start of the next round)"
+        cost = self.check_ap(enc, c, a, opts, tail=restored)
+        limit, spent = self.turn_tally(enc, c, "ap_per_turn", "spent")
         if spent + cost > limit:
             raise refuse(
                 "turn_limit",
@@ -316,26 +303,6 @@ class InitiativePasses(Ruleset):
         cost = self.price(enc, c, a, opts)
         paid = "no AP" if cost == 0 else f"{cost} AP"
         return f" (Interrupt, {paid})" if self.off_turn(enc, c) else f" ({paid})"
-
-    def do_attack(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
-    ) -> None:
-        ranged = bool(opts.get("ranged"))
-        self.attack_roll(
-            enc,
-            c,
-            opts.get("target"),
-            rng,
-            ev,
-            label=f"{a.name}{self.spent_text(enc, c, a, opts)}",
-            name=a.name,
-            stat="attack",
-            to_hit=0,
-            damage_stat="damage",
-            damage_bonus=0,
-            defence="ranged" if ranged else "melee",
-            melee=not ranged,
-        )
 
     def path_allowance(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
