@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import (
+    DEFENCE_STATS,
     DEFENCES,
     DESTINATION,
     TARGET,
@@ -23,6 +24,7 @@ from .base import (
     open_window,
     plural,
     roll_stat,
+    speed_setting,
 )
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
@@ -197,9 +199,7 @@ ACTIONS = (
 class ActionPoints(Ruleset):
     key = "action_points"
     other_stats = (
-        ("defend", "defence against attacks"),
-        ("defend_melee", "melee defence (instead of defend)"),
-        ("defend_ranged", "ranged defence (instead of defend)"),
+        *DEFENCE_STATS,
         ("defend_mental", "mental defence (instead of defend)"),
         ("spell_damage", "Cast a Spell's damage"),
     )
@@ -244,15 +244,7 @@ class ActionPoints(Ruleset):
             "the rules name parries and intercepts as features a character has.",
         ),
         Setting("parry_bonus", "Parry bonus", 2, min=0, max=50, per_combatant=True),
-        Setting(
-            "speed",
-            "Speed (m)",
-            6,
-            min=0,
-            max=100,
-            per_combatant=True,
-            help="How far a Move (1 AP) or a Disengage goes on the map.",
-        ),
+        speed_setting("Speed (m)", "How far a Move (1 AP) or a Disengage goes on the map."),
         Setting("intercept_bonus", "Intercept bonus", 2, min=0, max=50, per_combatant=True),
     )
     # Attacked by someone unseen, the defender still Parries or Intercepts.
@@ -423,13 +415,9 @@ class ActionPoints(Ruleset):
             # A spell with no damage roll (a ward, a light): roll it, the GM judges the rest.
             r = roll_stat(c, "spell", to_hit, rng, a.name)
             target = opts.get("target")
+            data = {"label": label, "target": target, "roll": r.total}
             ev.add(
-                "spell",
-                say="ap.spell_roll",
-                actor=c.id,
-                involved=(target,),
-                rolls=(r,),
-                data={"label": label, "target": target, "roll": r.total},
+                "spell", say="ap.spell_roll", actor=c.id, involved=(target,), rolls=(r,), data=data
             )
             return
         defence = str(opts.get("defence") or "mental")

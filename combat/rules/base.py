@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from .commands import CommandSpec
 
 DEFENCES = ("melee", "ranged", "mental")
+# The defence stats a ruleset reads for the defence an attack targets (docs/rules.md "Stats").
+DEFENCE_STATS = (
+    ("defend", "defence against attacks"),
+    ("defend_melee", "melee defence (instead of defend)"),
+    ("defend_ranged", "ranged defence (instead of defend)"),
+)
 # The stat an attack or a spell rolls, and the stat its damage comes from.
 DAMAGE_STATS = {"attack": "damage", "spell": "spell_damage"}
 
@@ -604,6 +610,11 @@ def waiting_sentence(enc: Encounter, waiting: list[Window], of: str = "") -> str
         # Opportunity Attack as Ana walks away), only that the table waits for the GM.
         return "Waiting for the GM."
     return f"Waiting for reactions: {', '.join(names)} may still react{to}."
+
+
+def speed_setting(label: str, help: str) -> Setting:
+    """A combatant's movement in metres (0 to 100, 6 unless set), worded by its ruleset."""
+    return Setting("speed", label, 6, min=0, max=100, per_combatant=True, help=help)
 
 
 def gauge(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import DESTINATION, TARGET, Opts, Rng, Ruleset, gauge, plural
+from .base import DESTINATION, TARGET, Opts, Rng, Ruleset, gauge, plural, speed_setting
 from .catalogue import ANY_TIME, ActionDef, Option, Setting
 from .events import Events
 from .refusal import refuse
@@ -124,14 +124,9 @@ class InitiativePasses(Ruleset):
             max=20,
             help="The rules set no strict limit; the GM may cap them here.",
         ),
-        Setting(
-            "speed",
+        speed_setting(
             "Movement per turn (m)",
-            6,
-            min=0,
-            max=100,
-            per_combatant=True,
-            help="Normal movement costs no AP; on the map a combatant moves this far in "
+            "Normal movement costs no AP; on the map a combatant moves this far in "
             "each of its turns, over as many moves as it likes.",
         ),
     )

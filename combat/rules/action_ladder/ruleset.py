@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..base import Ruleset, gauge, int_option
+from ..base import DEFENCE_STATS, Ruleset, gauge, int_option, speed_setting
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import refuse
@@ -71,9 +71,7 @@ ACTION_CHECKS: dict[str, Check] = {
 class ActionLadder(Ruleset):
     key = "action_ladder"
     other_stats = (
-        ("defend", "defence against attacks"),
-        ("defend_melee", "melee defence (instead of defend)"),
-        ("defend_ranged", "ranged defence (instead of defend)"),
+        *DEFENCE_STATS,
         ("first_aid", "First Aid level (Administer, Aid)"),
         ("athletics", "Athletics level (jumps, Grapple)"),
         ("acrobatics", "Acrobatics level (jumps, escaping a Grapple)"),
@@ -111,14 +109,8 @@ class ActionLadder(Ruleset):
             help="Refilled at the start of the combatant's own turn; unspent ones stay "
             "for Reactions until then.",
         ),
-        Setting(
-            "speed",
-            "Speed (m)",
-            6,
-            min=0,
-            max=100,
-            per_combatant=True,
-            help="Base Speed by race, less armour; Walk is a third, Run the whole.",
+        speed_setting(
+            "Speed (m)", "Base Speed by race, less armour; Walk is a third, Run the whole."
         ),
         Setting(
             "height_cm",
