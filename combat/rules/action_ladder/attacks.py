@@ -7,15 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import dice
-from ..base import add_effect, apply_damage, engage, open_window
+from ..base import Opts, Rng, add_effect, apply_damage, engage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter
 from ..turns import Declared
 from .common import (
-    Opts,
-    Rng,
     bonus_of,
     defend_stat,
     find_effect,

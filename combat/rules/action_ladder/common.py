@@ -7,9 +7,7 @@ import random
 from typing import Any
 
 from .. import dice
-from ..base import Opts as Opts  # the handlers share these short names with every ruleset
-from ..base import Rng as Rng
-from ..base import need_stat
+from ..base import Opts, Rng, need_stat
 from ..catalogue import ActionDef
 from ..events import Events
 from ..state import Combatant, Effect, Encounter

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..base import apply_damage, open_window
+from ..base import Opts, Rng, apply_damage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import Refused, refuse
@@ -14,8 +14,6 @@ from ..state import Combatant, Encounter, Window
 from ..turns import Declared
 from .catalogue import ATTACK_NEEDS
 from .common import (
-    Opts,
-    Rng,
     bonus_of,
     defend_stat,
     has_effect,

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..base import DEFENCE_STATS, Ruleset, gauge, int_option, speed_setting
+from ..base import DEFENCE_STATS, Opts, Rng, Ruleset, gauge, int_option, speed_setting
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import refuse
@@ -37,7 +37,7 @@ from ..turns import Declared, free_key
 from . import abilities, attacks, costs, grappling, items, movement, reactions, turns
 from .attacks import check_throw
 from .catalogue import ACTIONS, PACE
-from .common import Opts, Rng, climb_stows, defend_stat, is_spell, need
+from .common import climb_stows, defend_stat, is_spell, need
 from .grappling import check_break_free, check_grapple
 from .items import check_aid, check_toss
 from .ladder import cost_text, effort_label, left_label
