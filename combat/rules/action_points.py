@@ -8,10 +8,24 @@ action. The Reaction is free, once between the start of one's turn and the next.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from .base import DEFENCES, DESTINATION, TARGET, Ruleset, add_effect, engage, plural, roll_stat
+from .base import (
+    DEFENCE_STATS,
+    DEFENCES,
+    DESTINATION,
+    TARGET,
+    Opts,
+    Rng,
+    Ruleset,
+    add_effect,
+    engage,
+    gauge,
+    open_window,
+    plural,
+    roll_stat,
+    speed_setting,
+)
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
 from .refusal import Refused, refuse
@@ -185,9 +199,7 @@ ACTIONS = (
 class ActionPoints(Ruleset):
     key = "action_points"
     other_stats = (
-        ("defend", "defence against attacks"),
-        ("defend_melee", "melee defence (instead of defend)"),
-        ("defend_ranged", "ranged defence (instead of defend)"),
+        *DEFENCE_STATS,
         ("defend_mental", "mental defence (instead of defend)"),
         ("spell_damage", "Cast a Spell's damage"),
     )
@@ -232,15 +244,7 @@ class ActionPoints(Ruleset):
             "the rules name parries and intercepts as features a character has.",
         ),
         Setting("parry_bonus", "Parry bonus", 2, min=0, max=50, per_combatant=True),
-        Setting(
-            "speed",
-            "Speed (m)",
-            6,
-            min=0,
-            max=100,
-            per_combatant=True,
-            help="How far a Move (1 AP) or a Disengage goes on the map.",
-        ),
+        speed_setting("Speed (m)", "How far a Move (1 AP) or a Disengage goes on the map."),
         Setting("intercept_bonus", "Intercept bonus", 2, min=0, max=50, per_combatant=True),
     )
     # Attacked by someone unseen, the defender still Parries or Intercepts.
@@ -260,22 +264,15 @@ class ActionPoints(Ruleset):
     def resources(self, enc: Encounter, c: Combatant) -> list[dict[str, Any]]:
         ap, top = c.res.get("ap", 0), c.res.get("ap_max", 0)
         return [
-            {
-                "key": "ap",
-                "label": "AP",
-                "value": ap,
-                "max": top,
-                "kind": "pips",
-                "text": f"AP {ap} of {top}",
-            },
-            {
-                "key": "reaction",
-                "label": "Reaction",
-                "value": int(c.reaction),
-                "max": 1,
-                "kind": "toggle",
-                "text": "Reaction available" if c.reaction else "Reaction used",
-            },
+            gauge("ap", "AP", ap, top, "pips", f"AP {ap} of {top}"),
+            gauge(
+                "reaction",
+                "Reaction",
+                int(c.reaction),
+                1,
+                "toggle",
+                "Reaction available" if c.reaction else "Reaction used",
+            ),
         ]
 
     def cost_label(self, a: ActionDef) -> str:
@@ -331,8 +328,7 @@ class ActionPoints(Ruleset):
     ) -> None:
         super().check_limits(enc, c, a, opts)
         if a.attack:
-            allowed = int(self.setting(enc, "attacks_per_turn", c))
-            made = c.turn.get("attacks", 0)
+            allowed, made = self.turn_tally(enc, c, "attacks_per_turn", "attacks")
             if made >= allowed:
                 raise refuse(
                     "attack_limit",
@@ -356,12 +352,7 @@ class ActionPoints(Ruleset):
             )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
-        cost = self.price(enc, c, a, opts)
-        have = c.res.get("ap", 0)
-        if cost > have:
-            raise refuse(
-                "not_enough_ap", f"Not enough AP: {a.name} costs {cost}, {c.name} has {have}."
-            )
+        self.check_ap(enc, c, a, opts)
 
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         c.res["ap"] -= self.price(enc, c, a, opts)
@@ -369,36 +360,15 @@ class ActionPoints(Ruleset):
             c.reaction = False
 
     # --- resolvers -----------------------------------------------------------------------
-    def do_attack(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
+    def attack_terms(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts
+    ) -> tuple[str, int, int]:
+        """Empowered: each extra AP on the roll adds 1 to hit, each on damage adds 2 damage."""
         to_hit = int(opts.get("to_hit") or 0)
         dmg_ap = int(opts.get("damage") or 0)
-        ranged = bool(opts.get("ranged"))
         extra = f" (+{to_hit} to hit, +{2 * dmg_ap} damage)" if (to_hit or dmg_ap) else ""
         cost = self.price(enc, c, a, opts)
-        self.launch(
-            enc,
-            c,
-            a,
-            opts.get("target"),
-            rng,
-            ev,
-            label=f"{a.name}{extra} for {cost} AP",
-            name=a.name,
-            stat="attack",
-            to_hit=to_hit,
-            damage_stat="damage",
-            damage_bonus=2 * dmg_ap,
-            defence="ranged" if ranged else "melee",
-            melee=not ranged,
-        )
+        return f"{a.name}{extra} for {cost} AP", to_hit, 2 * dmg_ap
 
     # --- defence reactions (action-points.md, Reactions: parries, intercepts) ---------------
     def defence_choices(self, enc: Encounter, t: Combatant, defence: str) -> list[str]:
@@ -409,59 +379,32 @@ class ActionPoints(Ruleset):
             return []
         return ["parry"] if defence == "melee" else ["intercept"]
 
-    def launch(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        target_id: str | None,
-        rng: random.Random,
-        ev: Events,
-        **attack: Any,
-    ) -> None:
+    def hold_for_defence(
+        self, enc: Encounter, c: Combatant, a: ActionDef, t: Combatant, roll: Opts, ev: Events
+    ) -> bool:
         """An attack is declared: hold it for the target's reaction, or roll it now."""
-        t = enc.combatants.get(target_id or "")
-        choices = (
-            [] if t is None or t.id == c.id else self.defence_choices(enc, t, attack["defence"])
-        )
-        if t is None or not choices:
-            self.attack_roll(enc, c, target_id, rng, ev, **attack)
-            return
-        if attack["melee"]:
+        choices = self.defence_choices(enc, t, roll["defence"])
+        if not choices:
+            return False
+        if roll["melee"]:
             engage(enc, c, t)
         spec = {
             "action": a.key,
             "name": a.name,
             "attacker": c.id,
             "target": t.id,
-            "ranged": attack["defence"] != "melee",
+            "ranged": roll["defence"] != "melee",
             "allowed": choices,
-            "roll": attack,
+            "roll": roll,
         }
-        w = Window(enc.new_id("w", rng), "defend", t.id, c.id, {"attack": spec, "choices": choices})
-        enc.pending.append(w)
-        ev.add(
-            "window",
-            say="ap.defend_window",
-            actor=t.id,
-            involved=(c.id,),
-            data={
-                "window": w.id,
-                "reactor": t.id,
-                "choices": choices,
-                "attacker": c.id,
-                "name": a.name,
-            },
-        )
+        detail = {"attack": spec, "choices": choices}
+        facts = {"choices": choices, "attacker": c.id, "name": a.name}
+        say, rng = "ap.defend_window", getattr(ev, "rng", None)
+        open_window(enc, "defend", t, c, ev, rng=rng, say=say, detail=detail, **facts)
+        return True
 
     def do_spell(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         to_hit = int(opts.get("to_hit") or 0)
         dmg_ap = int(opts.get("damage") or 0)
@@ -472,40 +415,17 @@ class ActionPoints(Ruleset):
             # A spell with no damage roll (a ward, a light): roll it, the GM judges the rest.
             r = roll_stat(c, "spell", to_hit, rng, a.name)
             target = opts.get("target")
+            data = {"label": label, "target": target, "roll": r.total}
             ev.add(
-                "spell",
-                say="ap.spell_roll",
-                actor=c.id,
-                involved=(target,),
-                rolls=(r,),
-                data={"label": label, "target": target, "roll": r.total},
+                "spell", say="ap.spell_roll", actor=c.id, involved=(target,), rolls=(r,), data=data
             )
             return
-        self.launch(
-            enc,
-            c,
-            a,
-            opts.get("target"),
-            rng,
-            ev,
-            label=label,
-            name=a.name,
-            stat="spell",
-            to_hit=to_hit,
-            damage_stat="spell_damage",
-            damage_bonus=2 * dmg_ap,
-            defence=str(opts.get("defence") or "mental"),
-            melee=False,
-        )
+        defence = str(opts.get("defence") or "mental")
+        terms = (label, to_hit, 2 * dmg_ap)
+        self.declare_roll(enc, c, a, opts, rng, ev, stat="spell", terms=terms, defence=defence)
 
     def do_stance(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         defence = str(opts["defence"])
         count = int(opts.get("count") or 1)
@@ -532,13 +452,7 @@ class ActionPoints(Ruleset):
         )
 
     def do_move(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         mode = opts.get("mode") or "walk"
         leave = opts.get("leave", True)
@@ -577,13 +491,7 @@ class ActionPoints(Ruleset):
         return {"metres": moved["cost"], "to": moved["to"], "short_of": short}
 
     def do_disengage(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         c.turn["disengaged"] = True
         moved = self.move_on_map(enc, c, a, opts) if opts.get("to") else {}
@@ -608,13 +516,7 @@ class ActionPoints(Ruleset):
         return [s for s in OPPORTUNITY_NEEDS if s not in other.stats]
 
     def react(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        w: Window,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         if w.kind == "defend":
             self.react_defend(enc, c, w, opts, rng, ev)
@@ -646,13 +548,7 @@ class ActionPoints(Ruleset):
         )
 
     def react_defend(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        w: Window,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         for key in opts:
             if key != "reaction":
@@ -683,12 +579,7 @@ class ActionPoints(Ruleset):
         self.strike(enc, w, (bonus, kind.capitalize()), rng, ev)
 
     def strike(
-        self,
-        enc: Encounter,
-        w: Window,
-        reaction: tuple[int, str] | None,
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, w: Window, reaction: tuple[int, str] | None, rng: Rng, ev: Events
     ) -> None:
         attacker = enc.get(w.trigger)
         t = enc.combatants.get(w.reactor)

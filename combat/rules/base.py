@@ -8,7 +8,7 @@ hooks raise `Refused` to say no, which unwinds the whole command.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import dice
 from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
@@ -21,6 +21,18 @@ if TYPE_CHECKING:
     from .commands import CommandSpec
 
 DEFENCES = ("melee", "ranged", "mental")
+# The defence stats a ruleset reads for the defence an attack targets (docs/rules.md "Stats").
+DEFENCE_STATS = (
+    ("defend", "defence against attacks"),
+    ("defend_melee", "melee defence (instead of defend)"),
+    ("defend_ranged", "ranged defence (instead of defend)"),
+)
+# The stat an attack or a spell rolls, and the stat its damage comes from.
+DAMAGE_STATS = {"attack": "damage", "spell": "spell_damage"}
+
+# What every action's handler is handed, named short so a handler's signature reads on one line.
+type Opts = dict[str, Any]  # the declared options
+type Rng = random.Random  # the command's die
 
 TARGET = Option("target", "Target", kind="target")
 TARGET_REQUIRED = Option("target", "Target", kind="target", required=True)
@@ -251,13 +263,7 @@ class Ruleset:
             c.turn["attacks"] = c.turn.get("attacks", 0) + 1
 
     def resolve(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         """Carry the action out. The default logs it; effects are dispatched by name."""
         handler = getattr(self, f"do_{a.effect}", None)
@@ -270,13 +276,7 @@ class Ruleset:
         return "" if cost == 0 else f" ({cost} {self.currency})"
 
     def do_plain(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         target = opts.get("target")
         ev.add(
@@ -356,14 +356,89 @@ class Ruleset:
     def can_react(self, enc: Encounter, c: Combatant, kind: str) -> bool:
         return False
 
-    def react(
+    # --- attacks and Action Points (shared) ----------------------------------------------
+    def do_attack(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
+    ) -> None:
+        """A Basic Attack: the attack stat against the target's melee or ranged defence."""
+        ranged = bool(opts.get("ranged"))
+        terms = self.attack_terms(enc, c, a, opts)
+        defence = "ranged" if ranged else "melee"
+        self.declare_roll(enc, c, a, opts, rng, ev, stat="attack", terms=terms, defence=defence)
+
+    def attack_terms(
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts
+    ) -> tuple[str, int, int]:
+        """An attack's words for the log, and what its options add to hit and to damage."""
+        return f"{a.name}{self.spent_text(enc, c, a, opts)}", 0, 0
+
+    def declare_roll(
         self,
         enc: Encounter,
         c: Combatant,
-        w: Window,
-        opts: dict[str, Any],
-        rng: random.Random,
+        a: ActionDef,
+        opts: Opts,
+        rng: Rng,
         ev: Events,
+        *,
+        stat: str,
+        terms: tuple[str, int, int],
+        defence: str,
+    ) -> None:
+        """`a` rolls `stat` (an attack or a spell) against the target's `defence`: held for
+        the target's defence reactions where the ruleset has them, else rolled now. Only a
+        weapon attack against melee defence is a melee attack (it engages)."""
+        label, to_hit, damage_bonus = terms
+        roll: dict[str, Any] = {
+            "label": label,
+            "name": a.name,
+            "stat": stat,
+            "to_hit": to_hit,
+            "damage_stat": DAMAGE_STATS[stat],
+            "damage_bonus": damage_bonus,
+            "defence": defence,
+            "melee": stat == "attack" and defence == "melee",
+        }
+        tid = opts.get("target")
+        t = enc.combatants.get(tid or "")
+        if t is None or t.id == c.id or not self.hold_for_defence(enc, c, a, t, roll, ev):
+            self.attack_roll(enc, c, tid, rng, ev, **roll)
+
+    def hold_for_defence(
+        self, enc: Encounter, c: Combatant, a: ActionDef, t: Combatant, roll: Opts, ev: Events
+    ) -> bool:
+        """Hold a declared attack for its target's defence reactions; True when held (a
+        window opens with the command's die, which the engine hands to `ev`)."""
+        return False
+
+    def turn_tally(
+        self, enc: Encounter, c: Combatant, setting: str, counter: str
+    ) -> tuple[int, int]:
+        """A per-turn limit the GM sets for `c`, and how much of it `c` has used this turn."""
+        used = c.turn.get(counter, 0)  # a count the turn keeps (attacks, spent, free)
+        return int(self.setting(enc, setting, c)), cast(int, used)
+
+    def check_ap(
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: Opts,
+        *,
+        as_what: str = "",
+        tail: str = "",
+    ) -> int:
+        """Refuse an action that costs more AP than `c` has; else return its price."""
+        cost, have = self.price(enc, c, a, opts), c.res.get("ap", 0)
+        if cost > have:
+            raise refuse(
+                "not_enough_ap",
+                f"Not enough AP: {a.name}{as_what} costs {cost}, {c.name} has {have}{tail}.",
+            )
+        return cost
+
+    def react(
+        self, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         raise refuse("no_reaction", f"{self.name} has no reaction of that kind.")
 
@@ -411,17 +486,8 @@ class Ruleset:
                 and not other.defeated
                 and self.can_react(enc, other, "opportunity_attack")
             ):
-                w = Window(
-                    enc.new_id("w", getattr(ev, "rng", None)), "opportunity_attack", other.id, c.id
-                )
-                enc.pending.append(w)
-                ev.add(
-                    "window",
-                    say="base.opportunity",
-                    actor=other.id,
-                    involved=(c.id,),
-                    data={"window": w.id, "reactor": other.id, "mover": c.id},
-                )
+                rng, say = getattr(ev, "rng", None), "base.opportunity"
+                open_window(enc, "opportunity_attack", other, c, ev, rng=rng, say=say, mover=c.id)
         c.engaged = []
         if left and not provokes and reason:
             ev.add(
@@ -544,6 +610,40 @@ def waiting_sentence(enc: Encounter, waiting: list[Window], of: str = "") -> str
         # Opportunity Attack as Ana walks away), only that the table waits for the GM.
         return "Waiting for the GM."
     return f"Waiting for reactions: {', '.join(names)} may still react{to}."
+
+
+def speed_setting(label: str, help: str) -> Setting:
+    """A combatant's movement in metres (0 to 100, 6 unless set), worded by its ruleset."""
+    return Setting("speed", label, 6, min=0, max=100, per_combatant=True, help=help)
+
+
+def gauge(
+    key: str, label: str, value: int, top: int | None, kind: str, text: str
+) -> dict[str, Any]:
+    """One of a combatant's resources as the sheet draws it: `kind` is pips, meter, counter,
+    progress or toggle; `top` is None where there is no maximum."""
+    return {"key": key, "label": label, "value": value, "max": top, "kind": kind, "text": text}
+
+
+def open_window(
+    enc: Encounter,
+    kind: str,
+    reactor: Combatant,
+    trigger: Combatant,
+    ev: Events,
+    *,
+    rng: Rng | None,
+    say: str,
+    detail: dict[str, Any] | None = None,
+    **facts: Any,
+) -> Window:
+    """Offer `reactor` a chance to answer what `trigger` did, and tell the table: the event
+    names the window and its reactor, then the `facts` the sentence needs."""
+    w = Window(enc.new_id("w", rng), kind, reactor.id, trigger.id, detail or {})
+    enc.pending.append(w)
+    data = {"window": w.id, "reactor": reactor.id, **facts}
+    ev.add("window", say=say, actor=reactor.id, involved=(trigger.id,), data=data)
+    return w
 
 
 def need_stat(c: Combatant, stat: str, why: str) -> dict[str, Any]:

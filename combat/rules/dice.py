@@ -259,6 +259,17 @@ def _check_terms(terms: tuple[Any, ...]) -> None:
         )
 
 
+def _settle_terms(frozen: DiceExpr | Roll, dice: type, whose: str) -> None:
+    """Keep an expression's or a roll's terms as a tuple, each of them `dice` or a whole
+    number, within the bounds of a whole expression."""
+    if not isinstance(frozen.terms, tuple):
+        object.__setattr__(frozen, "terms", tuple(frozen.terms))
+    for t in frozen.terms:
+        if not isinstance(t, dice) and not _is_int(t):
+            raise DiceError(f"{whose} terms must be dice or whole numbers, not {t!r}.")
+    _check_terms(frozen.terms)
+
+
 def _format(terms: tuple[Any, ...]) -> str:
     parts: list[str] = []
     for i, term in enumerate(terms):
@@ -291,12 +302,7 @@ class DiceExpr:
     text: str = field(init=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.terms, tuple):
-            object.__setattr__(self, "terms", tuple(self.terms))
-        for t in self.terms:
-            if not isinstance(t, DiceSpec) and not _is_int(t):
-                raise DiceError(f"An expression's terms must be dice or whole numbers, not {t!r}.")
-        _check_terms(self.terms)
+        _settle_terms(self, DiceSpec, "An expression's")
         object.__setattr__(self, "text", _format(self.terms))
 
     def __str__(self) -> str:
@@ -403,12 +409,7 @@ class Roll:
     bonus: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.terms, tuple):
-            object.__setattr__(self, "terms", tuple(self.terms))
-        for t in self.terms:
-            if not isinstance(t, DieTerm) and not _is_int(t):
-                raise DiceError(f"A roll's terms must be dice or whole numbers, not {t!r}.")
-        _check_terms(self.terms)
+        _settle_terms(self, DieTerm, "A roll's")
         text = _format(self.terms)
         if self.expression != text:
             raise DiceError(f"Roll says {self.expression!r} but its terms read {text!r}.")

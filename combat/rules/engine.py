@@ -444,11 +444,7 @@ def cmd_reorder(
     block[a], block[b] = block[b], block[a]
     for n, x in enumerate(block, start=1):
         enc.combatants[x].tie = n
-    if enc.phase == SETUP:
-        enc.order = flow.initiative_order(enc)
-    else:
-        # Later rounds use the new order; a running round keeps who has already gone.
-        enc.order = flow.round_order(enc)
+    flow.reorder(enc)
     ev.add(
         "reorder",
         actor=c.id,

@@ -9,7 +9,7 @@ from .base import Ruleset
 from .events import Events
 from .refusal import refuse
 from .registry import get_ruleset
-from .state import COMBAT, SEIZE, Combatant, Effect, Encounter
+from .state import COMBAT, SEIZE, SETUP, Combatant, Effect, Encounter
 
 
 def initiative_of(enc: Encounter, c: Combatant) -> int | None:
@@ -73,6 +73,12 @@ def round_order(enc: Encounter) -> list[str]:
     seizers.sort(key=lambda cid: 0 if enc.combatants[cid].is_pc else 1)
     order = seizers + [cid for cid in base if cid not in seizers]
     return get_ruleset(enc.ruleset).arrange(enc, order)
+
+
+def reorder(enc: Encounter) -> None:
+    """The order after the GM changes who goes before whom: in set-up the initiative order;
+    later rounds use the new order, and a running round keeps who has already gone."""
+    enc.order = initiative_order(enc) if enc.phase == SETUP else round_order(enc)
 
 
 def expires_now(enc: Encounter, e: Effect, when: str, of: str | None) -> bool:

@@ -15,10 +15,9 @@ free and leaving an enemy's reach provokes nothing.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from .base import DESTINATION, TARGET, Ruleset, plural
+from .base import DESTINATION, TARGET, Opts, Rng, Ruleset, gauge, plural, speed_setting
 from .catalogue import ANY_TIME, ActionDef, Option, Setting
 from .events import Events
 from .refusal import refuse
@@ -125,14 +124,9 @@ class InitiativePasses(Ruleset):
             max=20,
             help="The rules set no strict limit; the GM may cap them here.",
         ),
-        Setting(
-            "speed",
+        speed_setting(
             "Movement per turn (m)",
-            6,
-            min=0,
-            max=100,
-            per_combatant=True,
-            help="Normal movement costs no AP; on the map a combatant moves this far in "
+            "Normal movement costs no AP; on the map a combatant moves this far in "
             "each of its turns, over as many moves as it likes.",
         ),
     )
@@ -169,38 +163,17 @@ class InitiativePasses(Ruleset):
         else:
             held = "In the passes" if ap else "Out of AP until the next round"
         return [
-            {
-                "key": "ap",
-                "label": "AP",
-                "value": ap,
-                "max": top,
-                "kind": "pips",
-                "text": f"AP {ap} of {top}",
-            },
-            {
-                "key": "spent",
-                "label": "Spent this turn",
-                "value": spent,
-                "max": limit,
-                "kind": "meter",
-                "text": f"spent this turn {spent} of {limit}",
-            },
-            {
-                "key": "grit",
-                "label": "Grit",
-                "value": grit,
-                "max": None,
-                "kind": "counter",
-                "text": f"Grit {grit}",
-            },
-            {
-                "key": "held",
-                "label": "Holding",
-                "value": int(c.held),
-                "max": 1,
-                "kind": "toggle",
-                "text": held,
-            },
+            gauge("ap", "AP", ap, top, "pips", f"AP {ap} of {top}"),
+            gauge(
+                "spent",
+                "Spent this turn",
+                spent,
+                limit,
+                "meter",
+                f"spent this turn {spent} of {limit}",
+            ),
+            gauge("grit", "Grit", grit, None, "counter", f"Grit {grit}"),
+            gauge("held", "Holding", int(c.held), 1, "toggle", held),
         ]
 
     # --- flow: rounds and passes ----------------------------------------------------------
@@ -265,8 +238,7 @@ class InitiativePasses(Ruleset):
     ) -> None:
         super().check_limits(enc, c, a, opts)
         if a.category == FREE:
-            cap = int(self.setting(enc, "free_actions_per_turn", c))
-            used = c.turn.get("free", 0)
+            cap, used = self.turn_tally(enc, c, "free_actions_per_turn", "free")
             if cap and used >= cap:
                 raise refuse(
                     "free_action_limit",
@@ -275,29 +247,17 @@ class InitiativePasses(Ruleset):
                 )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
-        cost = self.price(enc, c, a, opts)
-        have = c.res.get("ap", 0)
         if self.off_turn(enc, c):
-            if have < 1:
+            if c.res.get("ap", 0) < 1:
                 raise refuse(
                     "no_ap_left",
                     f"An Interrupt is paid from AP left: {c.name} has 0 AP until the next round.",
                 )
-            if cost > have:
-                raise refuse(
-                    "not_enough_ap",
-                    f"Not enough AP: {a.name} as an Interrupt costs {cost}, {c.name} has "
-                    f"{have} left this round.",
-                )
+            self.check_ap(enc, c, a, opts, as_what=" as an Interrupt", tail=" left this round")
             return
-        if cost > have:
-            raise refuse(
-                "not_enough_ap",
-                f"Not enough AP: {a.name} costs {cost}, {c.name} has {have} left this round "
-                "(AP is restored at the start of the next round).",
-            )
-        limit = int(self.setting(enc, "ap_per_turn", c))
-        spent = c.turn.get("spent", 0)
+        restored = " left this round (AP is restored at the start of the next round)"
+        cost = self.check_ap(enc, c, a, opts, tail=restored)
+        limit, spent = self.turn_tally(enc, c, "ap_per_turn", "spent")
         if spent + cost > limit:
             raise refuse(
                 "turn_limit",
@@ -326,13 +286,7 @@ class InitiativePasses(Ruleset):
 
     # --- resolvers -----------------------------------------------------------------------
     def resolve(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         first = len(ev.items)
         super().resolve(enc, c, a, opts, rng, ev)
@@ -344,32 +298,6 @@ class InitiativePasses(Ruleset):
         cost = self.price(enc, c, a, opts)
         paid = "no AP" if cost == 0 else f"{cost} AP"
         return f" (Interrupt, {paid})" if self.off_turn(enc, c) else f" ({paid})"
-
-    def do_attack(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
-    ) -> None:
-        ranged = bool(opts.get("ranged"))
-        self.attack_roll(
-            enc,
-            c,
-            opts.get("target"),
-            rng,
-            ev,
-            label=f"{a.name}{self.spent_text(enc, c, a, opts)}",
-            name=a.name,
-            stat="attack",
-            to_hit=0,
-            damage_stat="damage",
-            damage_bonus=0,
-            defence="ranged" if ranged else "melee",
-            melee=not ranged,
-        )
 
     def path_allowance(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
@@ -387,13 +315,7 @@ class InitiativePasses(Ruleset):
         return max(speed - moved, 0.0), rule, "walk"
 
     def do_move(
-        self,
-        enc: Encounter,
-        c: Combatant,
-        a: ActionDef,
-        opts: dict[str, Any],
-        rng: random.Random,
-        ev: Events,
+        self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
     ) -> None:
         data: dict[str, Any] = {
             "action": a.key,

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +83,20 @@ class Path:
         return self.steps - self.plain
 
 
+def _steps_from(fac: list[int], w: int, h: int, i: int) -> Iterator[tuple[int, bool]]:
+    """The cells one step from cell `i` that a token may enter, and whether the step is
+    diagonal: on the map, not blocked, and not cutting the corner of a blocked cell."""
+    x, y = i % w, i // w
+    for dx, dy in _STEPS:
+        nx, ny = x + dx, y + dy
+        if not (0 <= nx < w and 0 <= ny < h):
+            continue
+        j = ny * w + nx
+        diagonal = dx != 0 and dy != 0
+        if fac[j] and not (diagonal and not (fac[y * w + nx] and fac[ny * w + x])):
+            yield j, diagonal
+
+
 def _connected(fac: list[int], w: int, h: int, start: int, goal: int) -> bool:
     """Whether any path joins the two cells (a flood fill: far cheaper than a search of
     the whole map only to find there is no path)."""
@@ -92,18 +107,10 @@ def _connected(fac: list[int], w: int, h: int, start: int, goal: int) -> bool:
         i = todo.popleft()
         if i == goal:
             return True
-        x, y = i % w, i // w
-        for dx, dy in _STEPS:
-            nx, ny = x + dx, y + dy
-            if not (0 <= nx < w and 0 <= ny < h):
-                continue
-            j = ny * w + nx
-            if seen[j] or not fac[j]:
-                continue
-            if dx and dy and not (fac[y * w + nx] and fac[ny * w + x]):
-                continue
-            seen[j] = 1
-            todo.append(j)
+        for j, _diagonal in _steps_from(fac, w, h, i):
+            if not seen[j]:
+                seen[j] = 1
+                todo.append(j)
     return False
 
 
@@ -203,16 +210,8 @@ def find_path(
         par, i = divmod(state, n)
         if i == goal:
             return _unwind(came, state, n, w, steps, plain)
-        x, y = i % w, i // w
-        for dx, dy in _STEPS:
-            nx, ny = x + dx, y + dy
-            if not (0 <= nx < w and 0 <= ny < h):
-                continue
-            j = ny * w + nx
+        for j, diagonal in _steps_from(fac, w, h, i):
             f = fac[j]
-            diagonal = dx != 0 and dy != 0
-            if f == 0 or (diagonal and not (fac[y * w + nx] and fac[ny * w + x])):
-                continue  # not enterable, or cutting a corner
             base, npar = 1, par
             if diagonal and one_two_one:
                 base, npar = (2 if par else 1), 1 - par

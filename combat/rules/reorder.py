@@ -17,7 +17,7 @@ from . import flow
 from .base import Ruleset
 from .events import Events
 from .refusal import refuse
-from .state import SETUP, Combatant, Encounter
+from .state import Combatant, Encounter
 
 
 def cmd_place_in_order(
@@ -62,11 +62,7 @@ def place(enc: Encounter, c: Combatant, other: Combatant, *, before: bool, ev: E
             "no_place",
             f"No initiative puts {c.name} there: set its initiative by hand instead.",
         )
-    if enc.phase == SETUP:
-        enc.order = flow.initiative_order(enc)
-    else:
-        # Later rounds use the new order; a running round keeps who has already gone.
-        enc.order = flow.round_order(enc)
+    flow.reorder(enc)
     ev.add(
         "reorder",
         say="order_ruling",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import add_effect
+from ..base import Opts, Rng, add_effect
 from ..catalogue import ActionDef
 from ..events import Events
 from ..state import Combatant, Effect, Encounter
-from .common import Opts, Rng, bonus_of, drop_effects, spent, tell_contest
+from .common import bonus_of, drop_effects, spent, tell_contest
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder

@@ -7,15 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import dice
-from ..base import add_effect, apply_damage, engage
+from ..base import Opts, Rng, add_effect, apply_damage, engage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
-from ..state import Combatant, Effect, Encounter, Window
+from ..state import Combatant, Effect, Encounter
 from ..turns import Declared
 from .common import (
-    Opts,
-    Rng,
     bonus_of,
     defend_stat,
     find_effect,
@@ -141,22 +139,9 @@ def launch(
     choices = self.defence_choices(enc, t, spec)
     if choices:
         detail = {"attack": spec, "choices": choices}
-        w = Window(enc.new_id("w", rng_of(ev)), "defend", t.id, c.id, detail)
-        enc.pending.append(w)
-        ev.add(
-            "window",
-            say="ladder.defend_window",
-            actor=t.id,
-            involved=(c.id,),
-            data={
-                "window": w.id,
-                "reactor": t.id,
-                "choices": choices,
-                "attacker": c.id,
-                "name": spec["name"],
-                "notes": spec["notes"],
-            },
-        )
+        facts = {"choices": choices, "attacker": c.id, "name": spec["name"], "notes": spec["notes"]}
+        say = "ladder.defend_window"
+        open_window(enc, "defend", t, c, ev, rng=rng_of(ev), say=say, detail=detail, **facts)
         return
     self.strike(enc, c, t, spec, None, rng, ev)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import DESTINATION, TARGET, TARGET_REQUIRED
-from ..catalogue import ANY_TIME, REACTION, ActionDef, Option
+from ..catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option
 from .ladder import PACES, STEPS
 
 # --- options --------------------------------------------------------------------------
@@ -38,6 +38,18 @@ def _act(key: str, name: str, cost: int, category: str, summary: str, **kw: Any)
     if kw.get("timing") != REACTION:
         options = (*options, PACE)
     return ActionDef(key, name, cost, category, summary, options=options, **kw)
+
+
+def _reaction(
+    key: str, name: str, summary: str, *, bonus: int = 1, timing: str = REACTION, **kw: Any
+) -> ActionDef:
+    """A reaction of the catalogue: it takes no ½ Actions and is paid in Bonus Actions."""
+    return _act(key, name, 0, "reaction", summary, bonus=bonus, timing=timing, reaction=True, **kw)
+
+
+def _prone(key: str, name: str, cost: int, summary: str, question: Option) -> ActionDef:
+    """Stand Up or Fall Prone: a Movement Action with its own effect and one question."""
+    return _act(key, name, cost, "movement", summary, effect=key, options=(question,))
 
 
 # --- Movement Actions: each leaves melee reach (LEAVE) and counts as movement -------------
@@ -129,23 +141,19 @@ ACTIONS = (
     _move("crawl", "Crawl", 2, CRAWL, needs=("AGI",)),
     _move("swim", "Swim", 2, SWIM),
     _move("jump", "Jump", 1, JUMP, JUMP_KIND, RUN_UP, LEDGE, needs=("AGI",), effect="jump"),
-    _act(
+    _prone(
         "stand_up",
         "Stand Up",
         2,
-        "movement",
         "Get up from prone (not while someone occupies your space).",
-        effect="stand_up",
-        options=(Option("occupied", "Someone occupies my space", kind="bool"),),
+        Option("occupied", "Someone occupies my space", kind="bool"),
     ),
-    _act(
+    _prone(
         "fall_prone",
         "Fall Prone",
         1,
-        "movement",
         "Drop prone; in water waist-deep or deeper you begin to swim instead.",
-        effect="fall_prone",
-        options=(Option("deep_water", "In waist-deep water or deeper", kind="bool"),),
+        Option("deep_water", "In waist-deep water or deeper", kind="bool"),
     ),
     # Basic combat actions
     _act(
@@ -435,82 +443,51 @@ ACTIONS = (
         extra={"label": "Extended Action"},
     ),
     # Reactions: Bonus Actions, off-turn allowed
-    _act(
+    _reaction(
         "dodge",
         "Dodge",
-        0,
-        "reaction",
         "When attacked: add an AGI roll and bonus to your defence (not while prone).",
-        bonus=1,
-        timing=REACTION,
-        reaction=True,
         extra={"needs": ("AGI",)},
     ),
-    _act(
+    _reaction(
         "parry",
         "Parry",
-        0,
-        "reaction",
         "When attacked: add a STR or AGI roll and bonus plus the weapon's Parry Rating.",
-        bonus=1,
-        timing=REACTION,
-        reaction=True,
     ),
-    _act(
+    _reaction(
         "block",
         "Block",
-        0,
-        "reaction",
         "When attacked, with a shield: add a RES roll and bonus plus the Block Rating.",
-        bonus=1,
-        timing=REACTION,
-        reaction=True,
         extra={"needs": ("RES",)},
     ),
-    _act(
+    _reaction(
         "opportunity_attack",
         "Attack of Opportunity",
-        0,
-        "reaction",
         "When an enemy leaves your reach with a Movement Action: a basic Attack.",
-        bonus=1,
-        timing=REACTION,
-        reaction=True,
         attack=True,
         extra={"needs": ATTACK_NEEDS},
     ),
-    _act(
+    _reaction(
         "disengage",
         "Disengage",
-        0,
-        "reaction",
         "Retreat without provoking: the Movement Action taken directly after it does not "
         "provoke Attacks of Opportunity.",
         effect="disengage",
-        bonus=1,
-        reaction=True,
+        timing=OWN_TURN,  # taken on one's own turn, before the Movement Action
     ),
-    _act(
+    _reaction(
         "catch",
         "Catch",
-        0,
-        "reaction",
         "Catch a thrown or tossed item about to hit you (a free hand needed).",
-        bonus=1,
-        timing=REACTION,
-        reaction=True,
     ),
-    _act(
+    _reaction(
         "interrupt",
         "Interrupt",
-        0,
-        "reaction",
         "Melee attack on an adjacent enemy; they may only Dodge. On a hit their action "
         "under way is lost and you deal damage.",
         effect="interrupt",
         bonus=2,
         timing=ANY_TIME,
-        reaction=True,
         attack=True,
         options=(TARGET_REQUIRED,),
         extra={"needs": ATTACK_NEEDS},

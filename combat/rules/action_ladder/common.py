@@ -7,14 +7,10 @@ import random
 from typing import Any
 
 from .. import dice
-from ..base import need_stat
+from ..base import Opts, Rng, need_stat
 from ..catalogue import ActionDef
 from ..events import Events
 from ..state import Combatant, Effect, Encounter
-
-# What every action's handler is handed, named short so a handler's signature reads on one line.
-type Opts = dict[str, Any]  # the declared options
-type Rng = random.Random  # the command's die
 
 
 def metres(x: float) -> str:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..base import Opts
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Encounter
 from ..turns import free_key
 from . import ladder
-from .common import Opts, climb_stows
+from .common import climb_stows
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder

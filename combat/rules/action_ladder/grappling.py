@@ -6,22 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import dice
-from ..base import add_effect, engage, separate
+from ..base import Opts, Rng, add_effect, engage, separate
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter
-from .common import (
-    Opts,
-    Rng,
-    drop_effects,
-    find_effect,
-    has_effect,
-    level_of,
-    roll_of,
-    spent,
-    tell_contest,
-)
+from .common import drop_effects, find_effect, has_effect, level_of, roll_of, spent, tell_contest
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder

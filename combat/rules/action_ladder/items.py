@@ -6,21 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import dice, flow
+from ..base import Opts, Rng
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Encounter
-from .common import (
-    Opts,
-    Rng,
-    bonus_of,
-    drop_effects,
-    find_effect,
-    has_effect,
-    level_of,
-    roll_of,
-    spent,
-)
+from .common import bonus_of, drop_effects, find_effect, has_effect, level_of, roll_of, spent
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder

@@ -7,23 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import dice
-from ..base import add_effect
+from ..base import Opts, Rng, add_effect
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter
-from .common import (
-    Opts,
-    Rng,
-    bonus_of,
-    die_size,
-    drop_effects,
-    has_effect,
-    level_of,
-    metres,
-    roll_of,
-    spent,
-)
+from .common import bonus_of, die_size, drop_effects, has_effect, level_of, metres, roll_of, spent
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..base import apply_damage
+from ..base import Opts, Rng, apply_damage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import Refused, refuse
@@ -14,8 +14,6 @@ from ..state import Combatant, Encounter, Window
 from ..turns import Declared
 from .catalogue import ATTACK_NEEDS
 from .common import (
-    Opts,
-    Rng,
     bonus_of,
     defend_stat,
     has_effect,
@@ -94,16 +92,10 @@ def hold_for_interrupts(
         return False
     c.turn["declared"] = held
     for o in able:
-        w = Window(
-            enc.new_id("w", rng_of(ev)),
-            "interrupt",
-            o.id,
-            c.id,
-            {"declared": held["name"], "cost": 2},
-        )
-        enc.pending.append(w)
-        data = {"window": w.id, "reactor": o.id, "declarer": c.id, "name": held["name"]}
-        ev.add("window", say="ladder.interrupt_window", actor=o.id, data=data)
+        detail = {"declared": held["name"], "cost": 2}
+        facts = {"declarer": c.id, "name": held["name"]}
+        say = "ladder.interrupt_window"
+        open_window(enc, "interrupt", o, c, ev, rng=rng_of(ev), say=say, detail=detail, **facts)
     return True
 
 
@@ -210,10 +202,9 @@ def open_catch(
     detail: dict[str, Any],
     ev: Events,
 ) -> None:
-    w = Window(enc.new_id("w", rng_of(ev)), "catch", t.id, c.id, detail)
-    enc.pending.append(w)
-    data = {"window": w.id, "reactor": t.id, "thrower": c.id, "name": detail["name"]}
-    ev.add("window", say="ladder.catch_window", actor=t.id, data=data)
+    facts = {"thrower": c.id, "name": detail["name"]}
+    say = "ladder.catch_window"
+    open_window(enc, "catch", t, c, ev, rng=rng_of(ev), say=say, detail=detail, **facts)
 
 
 def can_react(self: ActionLadder, enc: Encounter, c: Combatant, kind: str) -> bool:

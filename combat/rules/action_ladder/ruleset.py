@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..base import Ruleset, int_option
+from ..base import DEFENCE_STATS, Opts, Rng, Ruleset, gauge, int_option, speed_setting
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
 from ..refusal import refuse
@@ -37,7 +37,7 @@ from ..turns import Declared, free_key
 from . import abilities, attacks, costs, grappling, items, movement, reactions, turns
 from .attacks import check_throw
 from .catalogue import ACTIONS, PACE
-from .common import Opts, Rng, climb_stows, defend_stat, is_spell, need
+from .common import climb_stows, defend_stat, is_spell, need
 from .grappling import check_break_free, check_grapple
 from .items import check_aid, check_toss
 from .ladder import cost_text, effort_label, left_label
@@ -71,9 +71,7 @@ ACTION_CHECKS: dict[str, Check] = {
 class ActionLadder(Ruleset):
     key = "action_ladder"
     other_stats = (
-        ("defend", "defence against attacks"),
-        ("defend_melee", "melee defence (instead of defend)"),
-        ("defend_ranged", "ranged defence (instead of defend)"),
+        *DEFENCE_STATS,
         ("first_aid", "First Aid level (Administer, Aid)"),
         ("athletics", "Athletics level (jumps, Grapple)"),
         ("acrobatics", "Acrobatics level (jumps, escaping a Grapple)"),
@@ -111,14 +109,8 @@ class ActionLadder(Ruleset):
             help="Refilled at the start of the combatant's own turn; unspent ones stay "
             "for Reactions until then.",
         ),
-        Setting(
-            "speed",
-            "Speed (m)",
-            6,
-            min=0,
-            max=100,
-            per_combatant=True,
-            help="Base Speed by race, less armour; Walk is a third, Run the whole.",
+        speed_setting(
+            "Speed (m)", "Base Speed by race, less armour; Walk is a third, Run the whole."
         ),
         Setting(
             "height_cm",
@@ -257,46 +249,32 @@ class ActionLadder(Ruleset):
         e, em = c.res.get("effort", 0), c.res.get("effort_max", 0)
         b, bm = c.res.get("bonus", 0), c.res.get("bonus_max", 0)
         out: list[dict[str, Any]] = [
-            {
-                "key": "effort",
-                "label": "Actions",
-                "value": e,
-                "max": em,
-                "kind": "pips",
-                "text": f"{e} of {em} ½ Actions left",
-            },
-            {
-                "key": "bonus",
-                "label": "Bonus Actions",
-                "value": b,
-                "max": bm,
-                "kind": "pips",
-                "text": f"Bonus Actions {b} of {bm}",
-            },
+            gauge("effort", "Actions", e, em, "pips", f"{e} of {em} ½ Actions left"),
+            gauge("bonus", "Bonus Actions", b, bm, "pips", f"Bonus Actions {b} of {bm}"),
         ]
         if c.carry:
             done = c.carry["total"] - c.carry["remaining"]
             out.append(
-                {
-                    "key": "carry",
-                    "label": "Under way",
-                    "value": done,
-                    "max": c.carry["total"],
-                    "kind": "progress",
-                    "text": f"{c.carry['name']} under way: {done} of {c.carry['total']} ½ Actions "
+                gauge(
+                    "carry",
+                    "Under way",
+                    done,
+                    c.carry["total"],
+                    "progress",
+                    f"{c.carry['name']} under way: {done} of {c.carry['total']} ½ Actions "
                     f"paid, {effort_label(c.carry['remaining'])} to pay next turn",
-                }
+                )
             )
         if c.prepared:
             out.append(
-                {
-                    "key": "prepared",
-                    "label": "Prepared",
-                    "value": 1,
-                    "max": 1,
-                    "kind": "toggle",
-                    "text": f"Prepared since round {c.prepared['round']}: {c.prepared['text']}",
-                }
+                gauge(
+                    "prepared",
+                    "Prepared",
+                    1,
+                    1,
+                    "toggle",
+                    f"Prepared since round {c.prepared['round']}: {c.prepared['text']}",
+                )
             )
         return out
 

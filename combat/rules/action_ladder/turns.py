@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import Ruleset
+from ..base import Opts, Rng, Ruleset
 from ..catalogue import ActionDef
 from ..events import Events
 from ..refusal import Refused, refuse
 from ..state import Combatant, Encounter
-from .common import Opts, Rng, find_effect, order_places, rng_of
+from .common import find_effect, order_places, rng_of
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
