@@ -84,6 +84,14 @@ def error_model(status: int) -> type[BaseModel]:
         f"ErrorDetail{status}",
         code=(codes, PField(description="stable, for programs")),
         message=(str, PField(description="a sentence for a person")),
+        args=(
+            dict[str, Any] | None,
+            PField(
+                None,
+                description="a refusal's typed arguments (who, what, rule, numbers): "
+                "docs/api.md, Refusal codes",
+            ),
+        ),
     )
     return create_model(f"Error{status}", error=(detail, ...))
 

@@ -14,7 +14,7 @@ from typing import Any
 from .base import DEFENCES, DESTINATION, TARGET, Ruleset, add_effect, engage, plural, roll_stat
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
-from .refusal import Refused, refuse
+from .refusal import Refused, acting, refuse
 from .state import Combatant, Effect, Encounter, Window
 
 # An Opportunity Attack is "resolved as normal melee attacks using your Fight skill and
@@ -339,6 +339,7 @@ class ActionPoints(Ruleset):
                     f"Only {plural(allowed, 'attack or spell')} per turn: {c.name} has "
                     f"already made {made} (Basic Attack, Empowered Attack and Cast a Spell "
                     "share the limit).",
+                    **acting(c, a, limit=allowed, made=made, rule="attacks per turn"),
                 )
         if a.extra.get("empowered"):
             extra = int(opts.get("to_hit") or 0) + int(opts.get("damage") or 0)
@@ -347,12 +348,14 @@ class ActionPoints(Ruleset):
                     "empower_nothing",
                     f"{a.name} needs at least 1 extra AP, declared before the roll on the "
                     "roll or on damage.",
+                    **acting(c, a),
                 )
         if a.reaction and not c.reaction:
             raise refuse(
                 "reaction_used",
                 f"{c.name} has already used its Reaction; it returns at the start of "
                 f"{c.name}'s next turn.",
+                **acting(c, a, rule="Reactions"),
             )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
@@ -360,7 +363,9 @@ class ActionPoints(Ruleset):
         have = c.res.get("ap", 0)
         if cost > have:
             raise refuse(
-                "not_enough_ap", f"Not enough AP: {a.name} costs {cost}, {c.name} has {have}."
+                "not_enough_ap",
+                f"Not enough AP: {a.name} costs {cost}, {c.name} has {have}.",
+                **acting(c, a, cost=cost, left=have, rule="AP Pool"),
             )
 
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:

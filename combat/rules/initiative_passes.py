@@ -21,7 +21,7 @@ from typing import Any
 from .base import DESTINATION, TARGET, Ruleset, plural
 from .catalogue import ANY_TIME, ActionDef, Option, Setting
 from .events import Events
-from .refusal import refuse
+from .refusal import acting, refuse
 from .state import SEIZE, Combatant, Encounter
 
 FREE = "free"
@@ -88,6 +88,9 @@ ACTIONS = (
         options=(LEAVE, WHAT, DESTINATION),
     ),
 )
+
+# The rule a refusal about AP cites, in the rules' own words.
+AP_RULE = "Action Points and Actions"
 
 
 class InitiativePasses(Ruleset):
@@ -272,6 +275,7 @@ class InitiativePasses(Ruleset):
                     "free_action_limit",
                     f"The GM allows {plural(cap, 'Free Action')} per turn: {c.name} has "
                     f"taken {used} this turn.",
+                    **acting(c, a, limit=cap, made=used, rule="Free Actions"),
                 )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
@@ -282,12 +286,14 @@ class InitiativePasses(Ruleset):
                 raise refuse(
                     "no_ap_left",
                     f"An Interrupt is paid from AP left: {c.name} has 0 AP until the next round.",
+                    **acting(c, a, left=0, rule=AP_RULE),
                 )
             if cost > have:
                 raise refuse(
                     "not_enough_ap",
                     f"Not enough AP: {a.name} as an Interrupt costs {cost}, {c.name} has "
                     f"{have} left this round.",
+                    **acting(c, a, cost=cost, left=have, rule=AP_RULE),
                 )
             return
         if cost > have:
@@ -295,6 +301,7 @@ class InitiativePasses(Ruleset):
                 "not_enough_ap",
                 f"Not enough AP: {a.name} costs {cost}, {c.name} has {have} left this round "
                 "(AP is restored at the start of the next round).",
+                **acting(c, a, cost=cost, left=have, rule=AP_RULE),
             )
         limit = int(self.setting(enc, "ap_per_turn", c))
         spent = c.turn.get("spent", 0)
@@ -303,6 +310,7 @@ class InitiativePasses(Ruleset):
                 "turn_limit",
                 f"At most {limit} AP per turn: {c.name} has spent {spent} this turn and "
                 f"{a.name} costs {cost} more.",
+                **acting(c, a, cost=cost, spent=spent, limit=limit, rule=AP_RULE),
             )
 
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
