@@ -295,7 +295,7 @@ def run_command(
         if outcome.refusal is not None:
             refused = outcome.refusal
             if actor_seat.role != GM:
-                refused = refused.seen_by(_hidden_ids(state))
+                refused = refused.to_reader(_hidden_ids(state))
             return Result(False, enc.version, refusal=refused)
         after = outcome.state.to_dict()
         # What undo needs is the way back from `after` to `before`: a patch, empty for a

@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 COMBAT = ROOT / "combat"
 API_DOC = ROOT / "docs" / "api.md"
 
-# The callables that take a refusal code: the engine's refuse/Refused/Refusal, the
+# The callables that take a refusal code: the engine's refuse/said/Refused/Refusal, the
 # services' Result.refused, the API's error and the pages' refuse(request, status, ...).
-REFUSERS = frozenset({"refuse", "Refused", "Refusal", "refused", "error"})
+REFUSERS = frozenset({"refuse", "said", "Refused", "Refusal", "refused", "error"})
 
 
 def _callee(call: ast.Call) -> str | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import dice
 from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
 from .events import Events
-from .refusal import acting, refuse
+from .refusal import acting, refuse, said
 from .state import Combatant, Effect, Encounter, Window
 from .turns import action_count, count_action
 
@@ -186,24 +186,15 @@ class Ruleset:
                 **acting(c, a),
             )
         if c.defeated:
-            raise refuse("defeated", f"{c.name} is defeated and cannot act.", who=c.id, what=a.key)
+            raise said("defeated", c, a)
         if a.timing == REACTION:
-            raise refuse(
-                "reaction_only",
-                f"{a.name} is a reaction: it is taken when something triggers it, "
-                "not as an action.",
-                **acting(c, a),
-            )
+            raise said("reaction_only", c, a)
         if self.off_turn(enc, c) and (
             a.timing != ANY_TIME or not self.interrupts_allowed(enc, c, a)
         ):
-            raise refuse(
-                "not_your_turn",
-                # Not naming whose turn it is: the status bar does, and the sentence under
-                # every disabled action stays the same from turn to turn (docs/performance.md).
-                f"Not {c.name}'s turn: {c.name} can take {a.name} only on its own turn.",
-                **acting(c, a, turn=enc.turn),
-            )
+            # Not naming whose turn it is: the status bar does, and the sentence under
+            # every disabled action stays the same from turn to turn (docs/performance.md).
+            raise said("not_your_turn", c, a, turn=enc.turn)
         waiting = [w for w in enc.pending if w.trigger == c.id]
         if waiting and not self.off_turn(enc, c):
             raise refuse(
@@ -219,17 +210,9 @@ class Ruleset:
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
     ) -> None:
         if a.limit == "once_per_round" and c.round.get(a.key):
-            raise refuse(
-                "once_per_round",
-                f"{a.name} can be used only once per round.",
-                **acting(c, a, rule="once per round"),
-            )
+            raise said("once_per_round", c, a, rule="once per round")
         if a.limit == "once_per_turn" and action_count(c.turn, a.key):
-            raise refuse(
-                "once_per_turn",
-                f"{a.name} can be used only once per turn.",
-                **acting(c, a, rule="once per turn"),
-            )
+            raise said("once_per_turn", c, a, rule="once per turn")
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         """Raise when the actor cannot pay."""
@@ -349,10 +332,10 @@ class Ruleset:
         raise refuse("no_hold", f"{self.name} has no holding: end the turn instead.", who=c.id)
 
     def abandon(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        raise refuse("nothing_to_abandon", f"{c.name} has nothing under way to abandon.", who=c.id)
+        raise said("nothing_to_abandon", c)
 
     def spring(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        raise refuse("nothing_prepared", f"{c.name} has no prepared action to trigger.", who=c.id)
+        raise said("nothing_prepared", c)
 
     def declined(self, enc: Encounter, c: Combatant, w: Window, ev: Events) -> None:
         """Hook when a reaction window closes unanswered."""
@@ -491,12 +474,13 @@ class Ruleset:
             )
             return None
         if target.id == attacker.id:
-            raise refuse("bad_target", f"{attacker.name} cannot attack itself.", who=attacker.id)
+            raise said("bad_target", attacker, sentence="attack_itself")
         if target.defeated:
-            raise refuse(
+            raise said(
                 "bad_target",
-                f"{target.name} is already defeated.",
-                who=attacker.id,
+                attacker,
+                sentence="target_defeated",
+                others=[target],
                 target=target.id,
             )
         if melee:
@@ -574,13 +558,7 @@ def waiting_sentence(enc: Encounter, waiting: list[Window], of: str = "") -> str
 def need_stat(c: Combatant, stat: str, why: str) -> dict[str, Any]:
     s = c.stats.get(stat)
     if not s or not s.get("dice"):
-        raise refuse(
-            "missing_stat",
-            f"{c.name} has no {stat} stat, needed for {why}: the GM sets it on the combatant "
-            "(a dice expression such as 1d20, and a bonus).",
-            who=c.id,
-            stat=stat,
-        )
+        raise said("missing_stat", c, stat=stat, needed_for=why)
     return s
 
 
