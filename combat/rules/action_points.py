@@ -14,7 +14,7 @@ from typing import Any
 from .base import DEFENCES, DESTINATION, TARGET, Ruleset, add_effect, engage, plural, roll_stat
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
-from .refusal import Refused, acting, refuse
+from .refusal import Refused, acting, refuse, said
 from .state import Combatant, Effect, Encounter, Window
 
 # An Opportunity Attack is "resolved as normal melee attacks using your Fight skill and
@@ -625,14 +625,29 @@ class ActionPoints(Ruleset):
             self.react_defend(enc, c, w, opts, rng, ev)
             return
         if w.kind != "opportunity_attack":
-            raise refuse("no_reaction", "That is not a reaction this ruleset knows.")
+            raise refuse(
+                "no_reaction", "That is not a reaction this ruleset knows.", who=c.id, window=w.id
+            )
         if opts:
             raise refuse("bad_option", "That reaction takes no such option.")
         if not self.can_react(enc, c, w.kind):
-            raise refuse("reaction_used", f"{c.name} has no Reaction left to use.")
+            raise refuse(
+                "reaction_used",
+                f"{c.name} has no Reaction left to use.",
+                who=c.id,
+                window=w.id,
+                rule="Reactions",
+            )
         target = enc.get(w.trigger)
         if target.defeated:
-            raise refuse("bad_target", f"{target.name} is already defeated.")
+            raise said(
+                "bad_target",
+                c,
+                sentence="target_defeated",
+                others=[target],
+                target=target.id,
+                window=w.id,
+            )
         c.reaction = False
         c.round["opportunity_attack"] = c.round.get("opportunity_attack", 0) + 1
         self.attack_roll(
@@ -675,12 +690,19 @@ class ActionPoints(Ruleset):
                 f"Against {spec['name']} {c.name} may only "
                 f"{' or '.join(k.capitalize() for k in allowed)}: "
                 "a Parry meets a melee attack, an Intercept a ranged attack or a spell.",
+                who=c.id,
+                window=w.id,
+                reaction=kind,
+                rule="Reactions",
             )
         if not c.reaction:
             raise refuse(
                 "reaction_used",
                 f"{c.name} has already used its Reaction; it returns at the start of "
                 f"{c.name}'s next turn.",
+                who=c.id,
+                window=w.id,
+                rule="Reactions",
             )
         c.reaction = False
         c.round[kind] = c.round.get(kind, 0) + 1
