@@ -65,8 +65,12 @@ BAD_INPUT = frozenset(
 FORBIDDEN = frozenset({"forbidden", "gm_only"})
 
 
-def error(code: str, message: str, status: int) -> JsonResponse:
-    response = JsonResponse({"error": {"code": code, "message": message}}, status=status)
+def error(code: str, message: str, status: int, args: dict[str, Any] | None = None) -> JsonResponse:
+    """The error body; a refusal's typed arguments (`args`) go with its code."""
+    body: dict[str, Any] = {"code": code, "message": message}
+    if args is not None:
+        body["args"] = args
+    response = JsonResponse({"error": body}, status=status)
     if status == 401:
         response["WWW-Authenticate"] = 'Bearer realm="vtt"'
     return response
@@ -81,7 +85,7 @@ def refusal_response(refusal: Refusal) -> JsonResponse:
         status = 404
     else:
         status = 409
-    return error(refusal.code, refusal.message, status)
+    return error(refusal.code, refusal.message, status, dict(refusal.args))
 
 
 # --- who is calling -------------------------------------------------------------------------

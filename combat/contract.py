@@ -5,7 +5,7 @@ Nothing here is written out by hand that the code already says:
   entry of combat.rules.COMMANDS (and `undo`), its fields from combat.rules.fields;
 - an action's options, with their kinds and bounds, come from every ruleset's catalogue,
   and the per-combatant settings from every ruleset's settings;
-- the error codes are read from the code that refuses (every `refuse(...)`,
+- the error codes are read from the code that refuses (every `refuse(...)`, `said(...)`,
   `Refusal(...)` and `error(...)` with a literal code under combat/), sorted by the
   status combat.api.refusal_response gives each.
 
@@ -40,7 +40,7 @@ MAX_ID = 80
 
 # --- error codes, read from the code that refuses ------------------------------------------
 
-_REFUSERS = frozenset({"refuse", "Refusal", "refused", "error"})
+_REFUSERS = frozenset({"refuse", "Refusal", "refused", "error", "said"})
 # Codes the pages use that no API answer carries (link_gone: a dead player or spectator
 # link's page), and the 405/500 answers, which no operation documents.
 _NOT_API = frozenset({"login_required", "server_error", "method_not_allowed", "link_gone"})
@@ -84,6 +84,14 @@ def error_model(status: int) -> type[BaseModel]:
         f"ErrorDetail{status}",
         code=(codes, PField(description="stable, for programs")),
         message=(str, PField(description="a sentence for a person")),
+        args=(
+            dict[str, Any] | None,
+            PField(
+                None,
+                description="a refusal's typed arguments (who, what, rule, numbers): "
+                "docs/api.md, Refusal codes",
+            ),
+        ),
     )
     return create_model(f"Error{status}", error=(detail, ...))
 

@@ -293,7 +293,10 @@ def run_command(
             return _undo(enc, command, idempotency_key, digest)
         outcome = apply(state, command, make_rng())
         if outcome.refusal is not None:
-            return Result(False, enc.version, refusal=outcome.refusal)
+            refused = outcome.refusal
+            if actor_seat.role != GM:
+                refused = refused.to_reader(_hidden_ids(state))
+            return Result(False, enc.version, refusal=refused)
         after = outcome.state.to_dict()
         # What undo needs is the way back from `after` to `before`: a patch, empty for a
         # command that changed nothing (a roll keeps no copy of the table).

@@ -28,7 +28,7 @@ from .base import (
 )
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
-from .refusal import Refused, refuse
+from .refusal import Refused, acting, refuse, said
 from .state import Combatant, Effect, Encounter, Window
 
 # An Opportunity Attack is "resolved as normal melee attacks using your Fight skill and
@@ -335,6 +335,7 @@ class ActionPoints(Ruleset):
                     f"Only {plural(allowed, 'attack or spell')} per turn: {c.name} has "
                     f"already made {made} (Basic Attack, Empowered Attack and Cast a Spell "
                     "share the limit).",
+                    **acting(c, a, limit=allowed, made=made, rule="attacks per turn"),
                 )
         if a.extra.get("empowered"):
             extra = int(opts.get("to_hit") or 0) + int(opts.get("damage") or 0)
@@ -343,16 +344,18 @@ class ActionPoints(Ruleset):
                     "empower_nothing",
                     f"{a.name} needs at least 1 extra AP, declared before the roll on the "
                     "roll or on damage.",
+                    **acting(c, a),
                 )
         if a.reaction and not c.reaction:
             raise refuse(
                 "reaction_used",
                 f"{c.name} has already used its Reaction; it returns at the start of "
                 f"{c.name}'s next turn.",
+                **acting(c, a, rule="Reactions"),
             )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
-        self.check_ap(enc, c, a, opts)
+        self.check_ap(enc, c, a, opts, rule="AP Pool")
 
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         c.res["ap"] -= self.price(enc, c, a, opts)
@@ -522,14 +525,29 @@ class ActionPoints(Ruleset):
             self.react_defend(enc, c, w, opts, rng, ev)
             return
         if w.kind != "opportunity_attack":
-            raise refuse("no_reaction", "That is not a reaction this ruleset knows.")
+            raise refuse(
+                "no_reaction", "That is not a reaction this ruleset knows.", who=c.id, window=w.id
+            )
         if opts:
             raise refuse("bad_option", "That reaction takes no such option.")
         if not self.can_react(enc, c, w.kind):
-            raise refuse("reaction_used", f"{c.name} has no Reaction left to use.")
+            raise refuse(
+                "reaction_used",
+                f"{c.name} has no Reaction left to use.",
+                who=c.id,
+                window=w.id,
+                rule="Reactions",
+            )
         target = enc.get(w.trigger)
         if target.defeated:
-            raise refuse("bad_target", f"{target.name} is already defeated.")
+            raise said(
+                "bad_target",
+                c,
+                sentence="target_defeated",
+                others=[target],
+                target=target.id,
+                window=w.id,
+            )
         c.reaction = False
         c.round["opportunity_attack"] = c.round.get("opportunity_attack", 0) + 1
         self.attack_roll(
@@ -566,12 +584,19 @@ class ActionPoints(Ruleset):
                 f"Against {spec['name']} {c.name} may only "
                 f"{' or '.join(k.capitalize() for k in allowed)}: "
                 "a Parry meets a melee attack, an Intercept a ranged attack or a spell.",
+                who=c.id,
+                window=w.id,
+                reaction=kind,
+                rule="Reactions",
             )
         if not c.reaction:
             raise refuse(
                 "reaction_used",
                 f"{c.name} has already used its Reaction; it returns at the start of "
                 f"{c.name}'s next turn.",
+                who=c.id,
+                window=w.id,
+                rule="Reactions",
             )
         c.reaction = False
         c.round[kind] = c.round.get(kind, 0) + 1

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from . import dice
 from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
 from .events import Events
-from .refusal import refuse
+from .refusal import acting, refuse, said
 from .state import Combatant, Effect, Encounter, Window
 from .turns import action_count, count_action
 
@@ -132,7 +132,7 @@ class Ruleset:
     def action(self, enc: Encounter, key: str, c: Combatant | None = None) -> ActionDef:
         cat = self.catalogue(enc)
         if key not in cat:
-            raise refuse("unknown_action", f"There is no such action in {self.name}.")
+            raise refuse("unknown_action", f"There is no such action in {self.name}.", what=key)
         a = cat[key]
         costs = (c.mods.get("costs") or {}) if c else {}
         if key in costs:
@@ -190,29 +190,30 @@ class Ruleset:
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
     ) -> None:
         if enc.phase == "ended":
-            raise refuse("not_in_combat", COMBAT_OVER)
+            raise refuse("not_in_combat", COMBAT_OVER, who=c.id, what=a.key)
         if enc.phase != "combat":
-            raise refuse("not_in_combat", "Combat has not started: actions are taken in combat.")
-        if c.defeated:
-            raise refuse("defeated", f"{c.name} is defeated and cannot act.")
-        if a.timing == REACTION:
             raise refuse(
-                "reaction_only",
-                f"{a.name} is a reaction: it is taken when something triggers it, "
-                "not as an action.",
+                "not_in_combat",
+                "Combat has not started: actions are taken in combat.",
+                **acting(c, a),
             )
+        if c.defeated:
+            raise said("defeated", c, a)
+        if a.timing == REACTION:
+            raise said("reaction_only", c, a)
         if self.off_turn(enc, c) and (
             a.timing != ANY_TIME or not self.interrupts_allowed(enc, c, a)
         ):
-            raise refuse(
-                "not_your_turn",
-                # Not naming whose turn it is: the status bar does, and the sentence under
-                # every disabled action stays the same from turn to turn (docs/performance.md).
-                f"Not {c.name}'s turn: {c.name} can take {a.name} only on its own turn.",
-            )
+            # Not naming whose turn it is: the status bar does, and the sentence under
+            # every disabled action stays the same from turn to turn (docs/performance.md).
+            raise said("not_your_turn", c, a, turn=enc.turn)
         waiting = [w for w in enc.pending if w.trigger == c.id]
         if waiting and not self.off_turn(enc, c):
-            raise refuse("waiting_for_reactions", waiting_sentence(enc, waiting, c.name))
+            raise refuse(
+                "waiting_for_reactions",
+                waiting_sentence(enc, waiting, c.name),
+                **acting(c, a, waiting_on=list(dict.fromkeys(w.reactor for w in waiting))),
+            )
 
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:
         return False
@@ -221,9 +222,9 @@ class Ruleset:
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
     ) -> None:
         if a.limit == "once_per_round" and c.round.get(a.key):
-            raise refuse("once_per_round", f"{a.name} can be used only once per round.")
+            raise said("once_per_round", c, a, rule="once per round")
         if a.limit == "once_per_turn" and action_count(c.turn, a.key):
-            raise refuse("once_per_turn", f"{a.name} can be used only once per turn.")
+            raise said("once_per_turn", c, a, rule="once per turn")
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
         """Raise when the actor cannot pay."""
@@ -310,7 +311,7 @@ class Ruleset:
     def check_custom_action(self, spec: dict[str, Any]) -> None:
         """Refuse a GM-made action this ruleset could not charge as asked (RULINGS 6)."""
         if self.reaction_not_in_currency and spec.get("reaction") and spec.get("cost"):
-            raise refuse("reaction_cost", self.reaction_not_in_currency)
+            raise refuse("reaction_cost", self.reaction_not_in_currency, rule="RULINGS 6")
 
     def path_allowance(
         self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
@@ -328,13 +329,13 @@ class Ruleset:
         """Re-clamp resources after the GM changes a maximum."""
 
     def hold(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        raise refuse("no_hold", f"{self.name} has no holding: end the turn instead.")
+        raise refuse("no_hold", f"{self.name} has no holding: end the turn instead.", who=c.id)
 
     def abandon(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        raise refuse("nothing_to_abandon", f"{c.name} has nothing under way to abandon.")
+        raise said("nothing_to_abandon", c)
 
     def spring(self, enc: Encounter, c: Combatant, ev: Events) -> None:
-        raise refuse("nothing_prepared", f"{c.name} has no prepared action to trigger.")
+        raise said("nothing_prepared", c)
 
     def declined(self, enc: Encounter, c: Combatant, w: Window, ev: Events) -> None:
         """Hook when a reaction window closes unanswered."""
@@ -427,20 +428,25 @@ class Ruleset:
         *,
         as_what: str = "",
         tail: str = "",
+        rule: str,
     ) -> int:
-        """Refuse an action that costs more AP than `c` has; else return its price."""
+        """Refuse an action that costs more AP than `c` has (under `rule`, the ruleset's
+        section); else return its price."""
         cost, have = self.price(enc, c, a, opts), c.res.get("ap", 0)
         if cost > have:
             raise refuse(
                 "not_enough_ap",
                 f"Not enough AP: {a.name}{as_what} costs {cost}, {c.name} has {have}{tail}.",
+                **acting(c, a, cost=cost, left=have, rule=rule),
             )
         return cost
 
     def react(
         self, enc: Encounter, c: Combatant, w: Window, opts: Opts, rng: Rng, ev: Events
     ) -> None:
-        raise refuse("no_reaction", f"{self.name} has no reaction of that kind.")
+        raise refuse(
+            "no_reaction", f"{self.name} has no reaction of that kind.", who=c.id, window=w.id
+        )
 
     # --- engagement and movement (shared) ----------------------------------------------
     def opportunity_missing(self, enc: Encounter, other: Combatant) -> list[str]:
@@ -537,9 +543,15 @@ class Ruleset:
             )
             return None
         if target.id == attacker.id:
-            raise refuse("bad_target", f"{attacker.name} cannot attack itself.")
+            raise said("bad_target", attacker, sentence="attack_itself")
         if target.defeated:
-            raise refuse("bad_target", f"{target.name} is already defeated.")
+            raise said(
+                "bad_target",
+                attacker,
+                sentence="target_defeated",
+                others=[target],
+                target=target.id,
+            )
         if melee:
             engage(enc, attacker, target)
         dstat = f"defend_{defence}" if f"defend_{defence}" in target.stats else "defend"
@@ -649,11 +661,7 @@ def open_window(
 def need_stat(c: Combatant, stat: str, why: str) -> dict[str, Any]:
     s = c.stats.get(stat)
     if not s or not s.get("dice"):
-        raise refuse(
-            "missing_stat",
-            f"{c.name} has no {stat} stat, needed for {why}: the GM sets it on the combatant "
-            "(a dice expression such as 1d20, and a bonus).",
-        )
+        raise said("missing_stat", c, stat=stat, needed_for=why)
     return s
 
 
@@ -706,13 +714,20 @@ def int_option(opts: dict[str, Any], name: str, label: str, lo: int, hi: int) ->
     if raw in (None, ""):
         return 0
     if isinstance(raw, bool) or not isinstance(raw, int | str):
-        raise refuse("bad_option", f"{label} must be a whole number.")
+        raise refuse("bad_option", f"{label} must be a whole number.", option=label)
     try:
         n = int(raw)
     except ValueError:
-        raise refuse("bad_option", f"{label} must be a whole number.") from None
+        raise refuse("bad_option", f"{label} must be a whole number.", option=label) from None
     if n < lo or n > hi:
-        raise refuse("bad_option", f"{label} must be between {lo} and {hi}; {n} was asked.")
+        raise refuse(
+            "bad_option",
+            f"{label} must be between {lo} and {hi}; {n} was asked.",
+            option=label,
+            min=lo,
+            max=hi,
+            asked=n,
+        )
     return n
 
 

@@ -568,14 +568,28 @@ def cmd_end_turn(
         raise refuse(
             "not_your_turn",
             f"It is {turn_holder_name(enc, cmd)}'s turn, not {enc.name_of(actor)}'s.",
+            who=actor,
+            turn=enc.turn,
         )
     holder = enc.get(actor)
     waiting = rs.turn_windows(enc, holder)
     if waiting and cmd.get("by") != "gm":
         own = [w for w in waiting if w.reactor == actor]
         if own:
-            raise refuse("answer_first", rs.answer_first(enc, holder, own))
-        raise refuse("waiting_for_reactions", waiting_sentence(enc, waiting))
+            raise refuse(
+                "answer_first",
+                rs.answer_first(enc, holder, own),
+                who=actor,
+                window=own[0].id,
+                by=own[0].trigger,
+                rule="Reactions",
+            )
+        raise refuse(
+            "waiting_for_reactions",
+            waiting_sentence(enc, waiting),
+            who=actor,
+            waiting_on=list(dict.fromkeys(w.reactor for w in waiting)),
+        )
     # The GM ends the turn: every window it waits on passes, as with close_windows, and
     # so do those that passing opens (a declared ranged attack let through by its
     # Interrupt windows opens its target's defence window): none is left into the next
@@ -689,7 +703,9 @@ def cmd_act(
         # The disabled button's reason stays the same from turn to turn; the answer to a
         # command sent out of turn also says whose turn it is.
         raise refuse(
-            "not_your_turn", f"{r.refusal.message} {whose_turn_sentence(enc, cmd)}"
+            "not_your_turn",
+            f"{r.refusal.message} {whose_turn_sentence(enc, cmd)}",
+            **r.refusal.args,
         ) from None
     start = len(ev.items)
     if free:
@@ -779,9 +795,15 @@ def cmd_react(
     wid = cmd.get("window")
     w = next((w for w in enc.pending if w.id == wid), None)
     if w is None:
-        raise refuse("no_window", NO_WINDOW)
+        raise refuse("no_window", NO_WINDOW, window=wid if isinstance(wid, str) else None)
     if w.reactor != c.id:
-        raise refuse("not_yours", f"That reaction belongs to {enc.public_name(w.reactor)}.")
+        raise refuse(
+            "not_yours",
+            f"That reaction belongs to {enc.public_name(w.reactor)}.",
+            who=c.id,
+            window=w.id,
+            reactor=w.reactor,
+        )
     enc.pending.remove(w)
     if not as_bool(cmd.get("accept", True)):
         ev.add("decline", actor=c.id, involved=(w.trigger,))

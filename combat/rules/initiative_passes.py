@@ -20,7 +20,7 @@ from typing import Any
 from .base import DESTINATION, TARGET, Opts, Rng, Ruleset, gauge, plural, speed_setting
 from .catalogue import ANY_TIME, ActionDef, Option, Setting
 from .events import Events
-from .refusal import refuse
+from .refusal import acting, refuse
 from .state import SEIZE, Combatant, Encounter
 
 FREE = "free"
@@ -87,6 +87,9 @@ ACTIONS = (
         options=(LEAVE, WHAT, DESTINATION),
     ),
 )
+
+# The rule a refusal about AP cites, in the rules' own words.
+AP_RULE = "Action Points and Actions"
 
 
 class InitiativePasses(Ruleset):
@@ -244,6 +247,7 @@ class InitiativePasses(Ruleset):
                     "free_action_limit",
                     f"The GM allows {plural(cap, 'Free Action')} per turn: {c.name} has "
                     f"taken {used} this turn.",
+                    **acting(c, a, limit=cap, made=used, rule="Free Actions"),
                 )
 
     def check_cost(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:
@@ -252,17 +256,21 @@ class InitiativePasses(Ruleset):
                 raise refuse(
                     "no_ap_left",
                     f"An Interrupt is paid from AP left: {c.name} has 0 AP until the next round.",
+                    **acting(c, a, left=0, rule=AP_RULE),
                 )
-            self.check_ap(enc, c, a, opts, as_what=" as an Interrupt", tail=" left this round")
+            self.check_ap(
+                enc, c, a, opts, as_what=" as an Interrupt", tail=" left this round", rule=AP_RULE
+            )
             return
         restored = " left this round (AP is restored at the start of the next round)"
-        cost = self.check_ap(enc, c, a, opts, tail=restored)
+        cost = self.check_ap(enc, c, a, opts, tail=restored, rule=AP_RULE)
         limit, spent = self.turn_tally(enc, c, "ap_per_turn", "spent")
         if spent + cost > limit:
             raise refuse(
                 "turn_limit",
                 f"At most {limit} AP per turn: {c.name} has spent {spent} this turn and "
                 f"{a.name} costs {cost} more.",
+                **acting(c, a, cost=cost, spent=spent, limit=limit, rule=AP_RULE),
             )
 
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> None:

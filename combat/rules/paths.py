@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .board import DEFAULT_DIAGONALS, DIAGONALS, footprint, key, label, parse_cell, seen_board
-from .refusal import Refused, refuse
+from .refusal import Refused, acting, refuse
 
 if TYPE_CHECKING:
     from .base import Ruleset
@@ -315,21 +315,30 @@ def route(
             "no_board", "This encounter has no map: move without a cell, as far as the action goes."
         )
     if not on_map(enc, c):
-        raise refuse("not_on_map", f"{c.name} is not on the map: the GM places its token first.")
+        raise refuse(
+            "not_on_map",
+            f"{c.name} is not on the map: the GM places its token first.",
+            **acting(c, a),
+        )
     allowance = rs.path_allowance(enc, c, a, opts)
     if allowance is None:
-        raise refuse("no_destination", f"{a.name} does not move to a cell on the map.")
+        raise refuse(
+            "no_destination", f"{a.name} does not move to a cell on the map.", who=c.id, what=a.key
+        )
     metres_allowed, rule, mode = allowance
     dest = parse_cell(str(to), enc.board)
     where = label(*dest)
     if list(dest) == list(enc.board["tokens"][c.id]["at"]):
-        raise refuse("no_change", f"{c.name} already stands at {where}.")
+        raise refuse(
+            "no_change", f"{c.name} already stands at {where}.", who=c.id, what=a.key, to=where
+        )
     other = occupant(enc, c, dest)
     if other is not None:
         raise refuse(
             "occupied",
             f"{enc.public_name(other)} stands at {where}: a move may pass an ally but never "
             "ends on someone else's cell.",
+            **acting(c, a, to=where, occupant=other),
         )
     cell_m = float(enc.board["cell_m"])
     p = find_path(enc, c, dest, mode, bound=int(metres_allowed / cell_m + 1e-9))
@@ -340,7 +349,11 @@ def route(
             "swim": "swimming (only through water)",
             "climb": "climbing (only along climbable cells)",
         }.get(mode, "by any path (walls, deep water, cliffs and enemies block it)")
-        raise refuse("no_path", f"{c.name} cannot reach {where} {how} ({rule}).")
+        raise refuse(
+            "no_path",
+            f"{c.name} cannot reach {where} {how} ({rule}).",
+            **acting(c, a, to=where, mode=mode, rule=rule),
+        )
     cost = round(p.steps * cell_m, 2)
     info = {
         "to": where,
@@ -382,6 +395,7 @@ def take(
         raise refuse(
             "too_far",
             f"{a.name} reaches {m(limit)}; {info['summary']}. ({info['rule']})",
+            **acting(c, a, to=info["to"], metres=info["cost"], allowance=limit, rule=info["rule"]),
         )
     if info["cost"] > limit + 1e-9 or as_known(enc, c) is not enc:
         # Along the path on the real map, as far as the metres and the ground allow.

@@ -132,6 +132,7 @@ def test_status_codes_for_refusals(fight: TableFixture):
     assert rules.json()["error"] == {
         "code": "not_enough_ap",
         "message": "Not enough AP: Disengage costs 2, Ana has 1.",
+        "args": {"who": fight.ana, "what": "disengage", "cost": 2, "left": 1, "rule": "AP Pool"},
     }
     bad = c.post(cmd_url(fight), "{not json", content_type="application/json", **auth)
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_json"

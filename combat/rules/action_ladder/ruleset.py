@@ -31,7 +31,7 @@ from typing import Any
 from ..base import DEFENCE_STATS, Opts, Rng, Ruleset, gauge, int_option, speed_setting
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
-from ..refusal import refuse
+from ..refusal import acting, refuse
 from ..state import Combatant, Encounter
 from ..turns import Declared, free_key
 from . import abilities, attacks, costs, grappling, items, movement, reactions, turns
@@ -344,6 +344,7 @@ class ActionLadder(Ruleset):
                 f"{c.name} must first answer {attack} "
                 f"({'Catch' if mine[0].kind == 'catch' else 'Dodge, Parry or Block'}, or let "
                 "it pass).",
+                **acting(c, a, window=mine[0].id, by=mine[0].trigger, rule="Reactions"),
             )
         if not self.off_turn(enc, c) and c.prepared and not c.prepared.get("sprung"):
             raise refuse(
@@ -377,6 +378,7 @@ class ActionLadder(Ruleset):
                 "not_enough_bonus",
                 f"Not enough Bonus Actions: {a.name} costs {label}, {c.name} has "
                 f"{have_b} Bonus Action{'s' if have_b != 1 else ''} left.",
+                **acting(c, a, cost=label, bonus=bonus, left=have_b, rule="Action Economy"),
             )
         if not effort:
             return
@@ -386,12 +388,14 @@ class ActionLadder(Ruleset):
                 "not_enough_effort",
                 f"Not enough effort: {a.name} costs {label}, {c.name} has no Actions left "
                 "this turn.",
+                **acting(c, a, cost=label, effort=effort, left=0, rule="Action Economy"),
             )
         if a.key == "extended" and (have < c.res.get("effort_max", 0) or c.carry):
             raise refuse(
                 "whole_turn",
                 f"An Extended Action takes whole turns: {c.name} has {left_label(have)} left "
                 f"of {left_label(c.res.get('effort_max', 0))}; start it at the top of a turn.",
+                **acting(c, a, rule="Action Types"),
             )
         if effort > have and c.carry:
             raise refuse(
@@ -399,6 +403,7 @@ class ActionLadder(Ruleset):
                 f"Not enough effort: {a.name} costs {label}, {c.name} has {left_label(have)} "
                 f"left and is still paying for {c.carry['name']} (one action carries over at "
                 "a time).",
+                **acting(c, a, cost=label, effort=effort, left=have, rule="Action Types"),
             )
 
     def check_stats(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
