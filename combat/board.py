@@ -104,7 +104,9 @@ def board_view(state: State, audience: str, turn: str | None) -> dict[str, Any] 
                 "fogged": is_gm and any(f"{a},{b_}" in fog for a, b_ in footprint(t["at"], size)),
             }
         )
-    tokens.sort(key=lambda t: (not t["is_turn"], t["name"]))
+    # A fixed order (by name): a change of turn then redraws only the two tokens whose
+    # acting mark changed, not the order of every token on the map.
+    tokens.sort(key=lambda t: (t["name"], t["id"]))
     terrain = [
         {"px": px(x), "py": px(y), "kind": kind, "cell": label(x, y)}
         for k, kind in b["terrain"].items()
@@ -125,7 +127,7 @@ def board_view(state: State, audience: str, turn: str | None) -> dict[str, Any] 
         "rows": [{"label": y + 1, "y": px(y) + PX / 2 + 5} for y in range(b["height"])],
         "terrain": terrain,
         "fog": [{"px": px(x), "py": px(y)} for x, y in map(_xy, b["fog"])],
-        "tokens": list(reversed(tokens)),  # the acting one drawn last, on top
+        "tokens": tokens,
         "listing": sorted(
             [
                 {

@@ -208,13 +208,50 @@ def changed_regions(
     regions: dict[str, screens.Region], digests: dict[str, str], before: dict[str, str] | None
 ) -> list[str]:
     """The ids of the regions to send: all of them without `before`, else those whose
-    digest differs (a region whose container is sent whole goes inside it)."""
+    digest differs (a region whose container, or its container's, is sent whole goes
+    inside it)."""
     if before is None:
         changed = list(regions)
     else:
         changed = [name for name, d in digests.items() if before.get(name) != d]
     sent = set(changed)
-    return [name for name in changed if regions[name].inside not in sent]
+
+    def held_by_sent(name: str) -> bool:
+        outer = regions[name].inside
+        while outer is not None:
+            if outer in sent:
+                return True
+            outer = regions[outer].inside if outer in regions else None
+        return False
+
+    return [name for name in changed if not held_by_sent(name)]
+
+
+def items_key(name: str) -> str:
+    """Where a list container's items are kept among the digests."""
+    return f"{name}#items"
+
+
+def list_changes(
+    regions: dict[str, screens.Region], before: dict[str, str]
+) -> tuple[dict[str, tuple[list[str], list[str]]], set[str]]:
+    """For each list container whose items changed: the items new at its top and the items
+    gone from its end, when that is all that changed; the containers to send whole else."""
+    moves: dict[str, tuple[list[str], list[str]]] = {}
+    whole: set[str] = set()
+    for name, region in regions.items():
+        if region.items is None:
+            continue
+        new, old = list(region.items), before.get(items_key(name), "").split()
+        if new == old:
+            continue
+        kept = next((i for i, item in enumerate(new) if item in old), len(new))
+        rest = new[kept:]
+        if not old or old[: len(rest)] != rest:
+            whole.add(name)
+        else:
+            moves[name] = (new[:kept], old[len(rest) :])
+    return moves, whole
 
 
 def render_changes(
@@ -231,19 +268,35 @@ def render_changes(
     """One audience's frame for a push: the regions that changed since `prev_version`, then
     #sync (the version shown and the version followed); `whole()` when there is nothing
     to compare with (the previous version's digests are missing, or the push spans
-    several versions). With no region changed the frame is #sync alone: "version moved"."""
+    several versions). With no region changed the frame is #sync alone: "version moved".
+
+    A list (the log) gets its new lines put at its top and its lines gone from the end
+    taken away, rather than being sent whole."""
     digests = {name: screens.region_digest(r) for name, r in regions.items()}
-    cache.set(
-        region_digests_key(encounter_id, audience, cred, version), digests, REGION_DIGESTS_TTL
-    )
+    kept = dict(digests)
+    for name, r in regions.items():
+        if r.items is not None:
+            kept[items_key(name)] = " ".join(r.items)
+    cache.set(region_digests_key(encounter_id, audience, cred, version), kept, REGION_DIGESTS_TTL)
     before = None
     if REGIONS and prev_version is not None and version == prev_version + 1:
         before = cache.get(region_digests_key(encounter_id, audience, cred, prev_version))
     if before is None:
         return whole()
-    parts = [
-        render_region(template, regions[name]) for name in changed_regions(regions, digests, before)
-    ]
+    moves, whole_lists = list_changes(regions, before)
+    # A list that changed otherwise than at its ends is sent whole, with what it holds.
+    changed = changed_regions(regions, digests, {**before, **dict.fromkeys(whole_lists, "")})
+    added = {item for new, _ in moves.values() for item in new}
+    parts = [render_region(template, regions[n]) for n in changed if n not in added]
+    for name, (new, gone) in moves.items():
+        if name in changed or regions[name].inside in changed:
+            continue  # sent whole
+        if new:
+            lines = "".join(
+                render_to_string(f"{template}#{regions[i].partial}", regions[i].model) for i in new
+            )
+            parts.append(f'<ol hx-swap-oob="afterbegin:#{regions[name].items_in}">{lines}</ol>')
+        parts.extend(f'<template hx-swap-oob="delete:#{i}"></template>' for i in gone)
     sync = {"version": version, "prev_version": prev_version, "oob": True}
     parts.append(render_to_string(f"{template}#sync", sync))
     return "".join(parts)

@@ -682,6 +682,9 @@ def _entry_lines(
         lines.append(
             KeyedDict(
                 seq=entry.seq,
+                # The line's id on the page: its entry, then its place in the entry from
+                # the newest line (kept when the oldest lines drop out of the log).
+                at=f"{entry.seq}-{len(lines)}",
                 text=text,
                 rolls=[format_roll(r) for r in ev.get("rolls") or []],
                 ruling=ev.get("ruling", False),
@@ -1159,6 +1162,11 @@ class Region:
     # The id of the region that holds this one (a card in its roster): when both changed,
     # the container is sent whole and this one goes inside it.
     inside: str | None = None
+    # A list container (the log): the ids of the regions it holds, in order, and the id of
+    # the element that holds them. Lines new at the top are pushed alone and put there,
+    # lines gone from the end are taken away; any other change sends it whole.
+    items: tuple[str, ...] | None = None
+    items_in: str = ""
 
 
 def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
@@ -1187,8 +1195,8 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     }
     for card in ctx["roster"]:
         regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None, inside="roster")
-    regions["log"] = Region("log", {"log": ctx["log"]}, None)
-    regions["board"] = Region("board", {"board": ctx["board"]}, None)
+    regions.update(log_regions(ctx["log"]))
+    regions.update(board_regions(ctx["board"], {}))
     return regions
 
 
@@ -1238,12 +1246,48 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     )
     for card in others:
         regions[f"other-{card['id']}"] = Region("other", {"c": card}, None, inside="others")
-    regions["log"] = Region("log", {"log": ctx["log"]}, None)
-    regions["board"] = Region(
-        "board",
-        {"board": ctx["board"], "post_url": ctx["post_url"], "move_url": ctx["move_url"]},
-        None,
+    regions.update(log_regions(ctx["log"]))
+    regions.update(
+        board_regions(ctx["board"], {"post_url": ctx["post_url"], "move_url": ctx["move_url"]})
     )
+    return regions
+
+
+def log_regions(lines: list[dict[str, Any]]) -> dict[str, Region]:
+    """The log as regions: a list whose lines are regions of their own, newest first. A
+    new line is pushed alone, put at the top, and the lines that fell off the end are
+    taken away; a line changed in place (undone) is pushed alone."""
+    ids = tuple(f"log-{line['at']}" for line in lines)
+    regions = {
+        "log": Region("log", {"log": lines}, {"empty": not lines}, items=ids, items_in="log-list")
+    }
+    for ident, line in zip(ids, lines, strict=True):
+        regions[ident] = Region("log_line", {"line": line}, None, inside="log")
+    return regions
+
+
+def board_regions(board: dict[str, Any] | None, urls: dict[str, Any]) -> dict[str, Region]:
+    """The map as regions: the board itself (grid, terrain, fog, background, legend),
+    compared without its tokens and its list of positions; the tokens, a container compared
+    by which tokens it holds; each token; and the list of positions. A token moved, or
+    whose acting mark changed, is pushed alone; a painted cell sends the board whole."""
+    if board is None:
+        return {"board": Region("board", {"board": None, **urls}, None)}
+    ground = {k: v for k, v in board.items() if k not in ("tokens", "listing")}
+    regions = {
+        "board": Region("board", {"board": board, **urls}, {"board": ground, **urls}),
+        "board-tokens": Region(
+            "board_tokens",
+            {"tokens": board["tokens"]},
+            [t["id"] for t in board["tokens"]],
+            inside="board",
+        ),
+        "board-list": Region("board_list", {"listing": board["listing"]}, None, inside="board"),
+    }
+    for t in board["tokens"]:
+        regions[f"board-token-{t['id']}"] = Region(
+            "board_token", {"t": t}, None, inside="board-tokens"
+        )
     return regions
 
 

@@ -211,7 +211,8 @@ class _Spans(HTMLParser):
             self.lines.append(self.lines[-1] + len(line))
         self.open: list[tuple[str, str | None, int]] = []
         self.spans: dict[str, tuple[int, int]] = {}
-        self.top: list[tuple[str, int, int]] = []
+        self.heads: dict[str, int] = {}  # where the content of each element with an id starts
+        self.top: list[tuple[str | None, int, int]] = []
         self.html = html
         self.feed(html)
         self.close()
@@ -225,12 +226,14 @@ class _Spans(HTMLParser):
         if ident is not None:
             assert ident not in self.spans, f"two elements with id {ident!r}"
             self.spans[ident] = (start, end)
-        if not self.open and ident is not None:
+        if not self.open:
             self.top.append((ident, start, end))
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         start = self._here()
         ident = dict(attrs).get("id")
+        if ident is not None:
+            self.heads[ident] = start + len(self.get_starttag_text() or "")
         if tag in VOID:
             end = start + len(self.get_starttag_text() or "")
             self._ended(tag, ident, start, end)
@@ -255,6 +258,9 @@ class _Spans(HTMLParser):
 
 
 OOB = re.compile(r'\s+hx-swap-oob="[^"]*"')
+# An out-of-band element aimed elsewhere: its content put at the top of the target, or
+# the target taken away.
+OOB_AIMED = re.compile(r'hx-swap-oob="(afterbegin|delete):#([^"]+)"')
 
 
 def fragments(frame: str) -> tuple[list[tuple[str, str]], str]:
@@ -262,7 +268,9 @@ def fragments(frame: str) -> tuple[list[tuple[str, str]], str]:
 
     htmx takes each element marked hx-swap-oob out of the message and removes that
     attribute before swapping it in (htmx.min.js: `r.removeAttribute(e)`); the rest of the
-    message goes to the socket's target, #ws-sink."""
+    message goes to the socket's target, #ws-sink. An element aimed at another
+    (`afterbegin:#id`, `delete:#id`) comes as ("afterbegin:id", its content) or
+    ("delete:id", "")."""
     spans = _Spans(frame)
     out, rest, last = [], [], 0
     for ident, start, end in spans.top:
@@ -270,7 +278,15 @@ def fragments(frame: str) -> tuple[list[tuple[str, str]], str]:
         tag_end = element.index(">")
         if "hx-swap-oob" not in element[:tag_end]:
             continue
-        out.append((ident, OOB.sub("", element[:tag_end], count=1) + element[tag_end:]))
+        aimed = OOB_AIMED.search(element[:tag_end])
+        if aimed:
+            style, target = aimed.groups()
+            inner = element[tag_end + 1 : element.rindex("</")] if style == "afterbegin" else ""
+            out.append((f"{style}:{target}", inner))
+        elif ident is not None:
+            out.append((ident, OOB.sub("", element[:tag_end], count=1) + element[tag_end:]))
+        else:
+            continue
         rest.append(frame[last:start])
         last = end
     rest.append(frame[last:])
@@ -297,9 +313,15 @@ class Page:
 
     def replace(self, elements: list[tuple[str, str]]) -> None:
         """Each (id, html) takes the place of the page's element with that id."""
-        spans = _Spans(self.html).spans
+        parsed = _Spans(self.html)
+        spans = parsed.spans
         found = []
         for ident, element in elements:
+            style, _, target = ident.rpartition(":")
+            if style and target in spans:
+                at = parsed.heads[target] if style == "afterbegin" else spans[target][0]
+                found.append((at, at if style == "afterbegin" else spans[target][1], element))
+                continue
             if ident not in spans:
                 # htmx finds no target and drops the element: what it carried is never shown.
                 self.missing.append(ident)

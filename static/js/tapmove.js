@@ -12,8 +12,8 @@
  * Keyboard: the map takes the focus; the arrow keys move a cursor cell (drawn here: it is
  * only where the person is pointing), Enter asks, Enter again moves, Escape cancels.
  *
- * A push redraws the board and empties the preview (what it showed may be stale): the
- * cell still chosen is asked again. The GM's brushes keep their drags (static/js/board.js):
+ * A push that redraws the board, moves a token or changes who acts empties the preview
+ * (what it showed may be stale): the cell still chosen is asked again. The GM's brushes keep their drags (static/js/board.js):
  * a tap moves only with the "Move tokens" brush and not on a token. No inline script.
  */
 (function () {
@@ -266,10 +266,27 @@
   document.addEventListener("change", remember);
   document.addEventListener("focusin", remember);
 
-  // A push redrew the board: the cursor is drawn again and the chosen cell asked again.
+  // Where each token stands and who acts: a push may send a token alone (not the board).
+  function tokensNow() {
+    var svg = svgEl();
+    var out = [];
+    if (svg) {
+      svg.querySelectorAll("g.token").forEach(function (g) {
+        out.push(g.dataset.token + "@" + g.dataset.cell + (g.classList.contains("is-turn") ? "*" : ""));
+      });
+    }
+    return out.join(" ");
+  }
+  var drawnFor = tokensNow();
+
+  // A push redrew the board or moved a token: the preview is stale and emptied, the
+  // cursor drawn again and the chosen cell asked again.
   function redraw() {
     drawCursor();
     var b = box();
+    var now = tokensNow();
+    if (now !== drawnFor && b) b.innerHTML = "";
+    drawnFor = now;
     if (pending && b && !b.firstElementChild) ask(pending);
   }
   document.addEventListener("htmx:after:swap", redraw);

@@ -10,6 +10,11 @@ Every table is an Action Points encounter in combat: one PC per seat (Player
 only the GM moves. The turn is Player 1's, with nothing done yet. From there a
 cycle of commands always succeeds, forever: each player makes a Basic Attack on
 the Ogre then ends the turn; the GM ends the Ogre's turn.
+
+The map tables (groups named map...) have a 40 x 40 map, about a fifth of it painted
+(difficult ground, walls, water, climbable cells), every token placed: each hero has two
+cells four metres apart (a Move of 1 AP there and back, 6 m of speed) in a clear lane of
+its own, the Ogre stands in the far corner, out of everyone's reach.
 """
 
 from __future__ import annotations
@@ -25,6 +30,33 @@ STATS = {
     "damage": {"dice": "1d8", "bonus": 2},
     "defend": {"dice": "1d20", "bonus": 1},
 }
+
+
+MAP_SIDE = 40
+KINDS = ("difficult", "wall", "water", "climbable")
+
+
+def hero_cells(p: int) -> list[str]:
+    """Player p's two cells: column 3 + 6p, rows 2 and 6."""
+    from combat.rules.board import label
+
+    return [label(2 + 6 * p, 1), label(2 + 6 * p, 5)]
+
+
+def map_terrain(players: int) -> dict[str, list[str]]:
+    """About a fifth of the map, in four kinds, but not in the heroes' lanes (three columns
+    around each hero's two cells, rows 1 to 7) nor under the Ogre."""
+    from combat.rules.board import label
+
+    lanes = {2 + 6 * p + dx for p in range(players) for dx in (-1, 0, 1)}
+    cells: dict[str, list[str]] = {k: [] for k in KINDS}
+    for y in range(MAP_SIDE):
+        for x in range(MAP_SIDE):
+            if (y <= 6 and x in lanes) or (x, y) == (MAP_SIDE - 2, MAP_SIDE - 2):
+                continue
+            if (x * 7 + y * 3) % 5 == 0:
+                cells[KINDS[(x + y) % len(KINDS)]].append(label(x, y))
+    return cells
 
 
 def build(spec: dict[str, Any]) -> dict[str, Any]:
@@ -69,6 +101,22 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
             seats = [
                 services.create_seat(enc.pk, f"Player {p + 1}", [pcs[p]]) for p in range(players)
             ]
+            if name.startswith("map"):
+                gm_run = services.run_command
+                for command in [
+                    {"type": "set_board", "width": MAP_SIDE, "height": MAP_SIDE},
+                    *(
+                        {"type": "paint", "cells": " ".join(cells), "terrain": kind}
+                        for kind, cells in map_terrain(players).items()
+                    ),
+                    *(
+                        {"type": "place", "actor": pc, "cell": hero_cells(p)[0]}
+                        for p, pc in enumerate(pcs)
+                    ),
+                    {"type": "place", "actor": ogre, "cell": f"{MAP_SIDE - 2},{MAP_SIDE - 2}"},
+                ]:
+                    done = gm_run(enc.pk, gm_viewer(enc), command)
+                    assert done.ok, (command, done.refusal)
             started = services.run_command(enc.pk, gm_viewer(enc), {"type": "start_combat"})
             assert started.ok, started.refusal
             if name == "chat":  # the table talk scenario: spectators read it too
@@ -80,7 +128,10 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
                     "id": enc.pk,
                     "version": enc.version,
                     "spectator": enc.spectator_token,
-                    "seats": [{"token": s.token, "actor": pcs[k]} for k, s in enumerate(seats)],
+                    "seats": [
+                        {"token": s.token, "actor": pcs[k], "cells": hero_cells(k)}
+                        for k, s in enumerate(seats)
+                    ],
                     "npc": ogre,
                 }
             )

@@ -47,9 +47,12 @@ class Counters:
     bytes: int = 0
     versioned: int = 0
     versioned_bytes: int = 0
+    # The size of each versioned frame a player's or a spectator's page received.
+    seat_sizes: list[int] = field(default_factory=list)
 
     def reset(self) -> None:
         self.frames = self.bytes = self.versioned = self.versioned_bytes = 0
+        self.seat_sizes = []
 
 
 @dataclass
@@ -70,6 +73,7 @@ class Client:
         reach = self.table.reach
         table = self.table
         talk = table.heard if isinstance(table, ChatTable) else None
+        seat = self.role != "gm"
 
         def on_message(payload: bytes, t: float) -> None:
             counters.frames += 1
@@ -81,6 +85,8 @@ class Client:
                 return
             counters.versioned += 1
             counters.versioned_bytes += len(payload)
+            if seat:
+                counters.seat_sizes.append(len(payload))
             last = self.maxv
             if v <= last:
                 return
@@ -224,6 +230,51 @@ class LiveTable(Table):
         self.sent[self.version] = t
         self.answered[self.version] = answered
         self.advance()
+
+
+@dataclass
+class MapTable(LiveTable):
+    """A live table on the 40 x 40 map (tests.bench.fixtures). `moves`: "players" has each
+    player Move its hero to its other cell (the destination only: the server finds the
+    path) instead of attacking, then end the turn; "gm" has the GM drag one hero after
+    another to its other cell (placements, no turn passes); "" plays as LiveTable."""
+
+    moves: str = ""
+    placed: int = 0  # the GM's placements so far
+    away: dict[str, bool] = field(default_factory=dict)  # hero id: on its second cell
+
+    def _there(self, seat: dict[str, Any]) -> str:
+        return str(seat["cells"][0 if self.away.get(seat["actor"]) else 1])
+
+    def next_command(self) -> tuple[Browser, str, dict[str, str]]:
+        seats = self.info["seats"]
+        if self.moves == "gm":
+            assert self.gm is not None
+            seat = seats[self.placed % len(seats)]
+            form = {"type": "place", "actor": seat["actor"], "cell": self._there(seat)}
+            return self.gm, f"/enc/{self.enc_id}/command/", form
+        if self.moves == "players" and self.turn < len(seats) and not self.attacked:
+            seat = seats[self.turn]
+            form = {
+                "type": "act",
+                "actor": seat["actor"],
+                "action": "move",
+                "opt_to": self._there(seat),
+            }
+            return self.players[self.turn], f"/p/{seat['token']}/command/", form
+        return super().next_command()
+
+    def advance(self) -> None:
+        seats = self.info["seats"]
+        if self.moves == "gm":
+            actor = seats[self.placed % len(seats)]["actor"]
+            self.away[actor] = not self.away.get(actor)
+            self.placed += 1
+            return
+        if self.moves == "players" and self.turn < len(seats) and not self.attacked:
+            actor = seats[self.turn]["actor"]
+            self.away[actor] = not self.away.get(actor)
+        super().advance()
 
 
 # The number a benchmark message carries in its text (escaping leaves it as it is).

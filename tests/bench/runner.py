@@ -51,6 +51,7 @@ class Scenario:
     group: str = "stream"  # scenarios of a group share their tables, growing in spectators
     quick_tables: int | None = None  # fewer tables in quick mode
     talk: bool = False  # the people talk (table talk) instead of playing
+    moves: str | None = None  # on the 40 x 40 map: harness.MapTable's moves ("" attacks)
 
     def count(self, quick: bool) -> int:
         return self.quick_actions if quick else self.actions
@@ -83,6 +84,21 @@ SCENARIOS = {
             20,
             "chat",
             talk=True,
+        ),
+        # Issues 34 and 35: one table on a 40 x 40 map with terrain, 10 sockets; each its
+        # own table, so that what one does (the attacks engage the Ogre) leaves the next
+        # one as it was. Compare the CPU per command of mapgm and mapmove with mapattack's.
+        *(
+            Scenario(key, title, 1, 3, 10.0, 300, 26, key, moves=moves)
+            for key, title, moves in [
+                ("mapattack", "map 40 x 40: players attack and end turns, as `table`", ""),
+                ("mapgm", "map 40 x 40: the GM drags tokens (placements only)", "gm"),
+                (
+                    "mapmove",
+                    "map 40 x 40: players Move to a cell (path search), end turns",
+                    "players",
+                ),
+            ]
         ),
     ]
 }
@@ -196,6 +212,7 @@ class Run:
     superseded: int = 0
     notes: list[str] = field(default_factory=list)
     unviewed: int = 0  # pages that never got their first view: the run proves no target
+    seat_frame_p50: float | None = None  # median bytes of a frame to a player or spectator
 
 
 class Progress:
@@ -326,9 +343,12 @@ class Session:
                     self.gm_cookies[p] = dict(b.cookies)
                     await b.close()
             if not self.tables:
-                kind = harness.ChatTable if scenario.talk else harness.LiveTable
                 live = [
-                    kind(name=f"{self.group}-{i}", info=info)
+                    harness.ChatTable(name=f"{self.group}-{i}", info=info)
+                    if scenario.talk
+                    else harness.MapTable(name=f"{self.group}-{i}", info=info, moves=scenario.moves)
+                    if scenario.moves is not None
+                    else harness.LiveTable(name=f"{self.group}-{i}", info=info)
                     for i, info in enumerate(self.stack.data["tables"][self.group])
                 ]
                 await asyncio.gather(
@@ -481,6 +501,7 @@ class Session:
             superseded=sum(c.superseded for t in tables for c in t.clients),
             notes=notes,
             unviewed=unviewed,
+            seat_frame_p50=pct([float(n) for n in c.seat_sizes], 0.5),
         )
         self.progress.done(
             f"{label}: {actions} actions, p50/p95/p99 {fmt(run.p50_ms)}/{fmt(run.p95_ms)}/"

@@ -29,6 +29,8 @@ from .conftest import HIDDEN, Table, player_socket, spectator_socket
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 3
+# A frame's part that puts new lines at the top of the log (tests/replay.py, `fragments`).
+NEW_LINE = "afterbegin:log-list"
 
 
 async def gm_command(t: Table, **command) -> None:
@@ -82,8 +84,9 @@ async def test_damage_to_one_combatant_sends_that_card_not_the_rest(table: Table
     sent = await regions_pushed(table, comm)
     # The Goblin's card (Unhurt to Hurt) and the log's new line, and nothing else drawn
     # again: not the order, the map, the roster around the cards, nor Ana's or Bram's card.
-    assert f"roster-{table.goblin}" in sent and "log" in sent, sent
-    assert set(sent) <= {f"roster-{table.goblin}", "log", "spotlight", "status", "sync"}, sent
+    # The log's new line goes to its top alone (the lines below it are not sent again).
+    assert f"roster-{table.goblin}" in sent and NEW_LINE in sent and "log" not in sent, sent
+    assert set(sent) <= {f"roster-{table.goblin}", NEW_LINE, "spotlight", "status", "sync"}, sent
     for absent in ("order", "board", "roster", f"roster-{table.ana}", f"roster-{table.bram}"):
         assert absent not in sent, (absent, sent)
     await comm.disconnect()
@@ -134,8 +137,16 @@ async def test_a_blow_to_someone_else_sends_the_seat_that_line_not_its_action_pa
     sent = await regions_pushed(table, comm, table.seat2)
     # The Goblin's line (Unhurt to Hurt), the log and its latest lines; Bram's panel, the
     # order, the map and Ana's line are not drawn again.
-    assert {f"other-{table.goblin}", "log", "recent"} <= set(sent), sent
-    for absent in (f"panel-{table.bram}", "panels", "order", "board", "others", "turn-alert"):
+    assert {f"other-{table.goblin}", NEW_LINE, "recent"} <= set(sent), sent
+    for absent in (
+        "log",
+        f"panel-{table.bram}",
+        "panels",
+        "order",
+        "board",
+        "others",
+        "turn-alert",
+    ):
         assert absent not in sent, (absent, sent)
     assert f"other-{table.ana}" not in sent, sent
     await comm.disconnect()
