@@ -197,6 +197,42 @@ def render_region(template: str, region: screens.Region) -> str:
     return render_to_string(f"{template}#{region.partial}", {**region.model, **alone, "oob": True})
 
 
+def grown(
+    before: list[tuple[str, str]] | None, now: list[tuple[str, str]]
+) -> tuple[int, list[str]] | None:
+    """How a list that grows at the top went from `before` to `now` (its items' (id,
+    fingerprint), newest first): how many items are new at the top and the ids of those
+    that fell off the end. None when the items shown before are not all still there,
+    unchanged and in the same order, under the new ones (an undo that marks a line, a
+    reveal that shows older lines, an empty list): then the region is sent whole."""
+    if not before or not now:
+        return None
+    # As pairs, however the cache kept them.
+    top = [(ident, d) for ident, d in before]
+    items = [(ident, d) for ident, d in now]
+    if top[0] not in items:
+        return None
+    new = items.index(top[0])
+    kept = items[new:]
+    if top[: len(kept)] != kept:
+        return None
+    shown = {ident for ident, _ in top}
+    if any(ident in shown for ident, _ in items[:new]):
+        return None
+    return new, [ident for ident, _ in top[len(kept) :]]
+
+
+def render_grown(template: str, region: screens.Region, before: Any) -> str:
+    """A changed region: its new items and the ids of those to take away when it is a list
+    that only grew at the top since `before` (its items' keys then), else the region whole."""
+    items = region.items
+    grew = grown(before, items.keys) if items is not None else None
+    if items is None or grew is None:
+        return render_region(template, region)
+    new, dropped = grew
+    return render_to_string(items.partial, {"new": items.models[:new], "dropped": dropped})
+
+
 def changed_regions(
     regions: dict[str, screens.Region], digests: dict[str, str], before: dict[str, str] | None
 ) -> list[str]:
@@ -226,16 +262,22 @@ def render_changes(
     to compare with (the previous version's digests are missing, or the push spans
     several versions). With no region changed the frame is #sync alone: "version moved"."""
     digests = {name: screens.region_digest(r) for name, r in regions.items()}
+    # The items of each list region too: what the next push compares its new items with.
+    lists = {name: r.items.keys for name, r in regions.items() if r.items is not None}
     cache.set(
-        region_digests_key(encounter_id, audience, cred, version), digests, REGION_DIGESTS_TTL
+        region_digests_key(encounter_id, audience, cred, version),
+        (digests, lists),
+        REGION_DIGESTS_TTL,
     )
-    before = None
+    known = None
     if REGIONS and prev_version is not None and version == prev_version + 1:
-        before = cache.get(region_digests_key(encounter_id, audience, cred, prev_version))
-    if before is None:
+        known = cache.get(region_digests_key(encounter_id, audience, cred, prev_version))
+    if not isinstance(known, tuple):
         return whole()
+    before, before_lists = known
     parts = [
-        render_region(template, regions[name]) for name in changed_regions(regions, digests, before)
+        render_grown(template, regions[name], before_lists.get(name))
+        for name in changed_regions(regions, digests, before)
     ]
     sync = {"version": version, "prev_version": prev_version, "oob": True}
     parts.append(render_to_string(f"{template}#sync", sync))

@@ -673,7 +673,7 @@ def _entry_lines(
             _LINES.move_to_end(key)
             return known
     lines: list[KeyedDict] = []
-    for seen in reversed(entry.events):
+    for n, seen in reversed(list(enumerate(entry.events))):
         ev = for_gm(seen) if gm else event_for(seen, hidden, veiled)
         if ev is None:
             continue
@@ -682,6 +682,7 @@ def _entry_lines(
         lines.append(
             KeyedDict(
                 seq=entry.seq,
+                n=n,  # which of the entry's events: with seq, the line's id on the page
                 text=text,
                 rolls=[format_roll(r) for r in ev.get("rolls") or []],
                 ruling=ev.get("ruling", False),
@@ -1159,6 +1160,40 @@ class Region:
     # The id of the region that holds this one (a card in its roster): when both changed,
     # the container is sent whole and this one goes inside it.
     inside: str | None = None
+    # A list that grows at the top (the log): its items, each an element of its own.
+    items: Items | None = None
+
+
+@dataclass(frozen=True)
+class Items:
+    """The items of a region that grows at the top, newest first: when the items the page
+    shows are still there, unchanged and in order, below the new ones, only the new ones
+    are sent (put at the top of the list `target`) with the ids of those that fell off the
+    end (taken away); anything else (an undo marking a line, a reveal showing older lines)
+    sends the region whole."""
+
+    target: str  # the id of the list element
+    partial: str  # template#partial drawing `new` items at the top and taking `dropped` away
+    keys: list[tuple[str, str]]  # (element id, fingerprint of the item), in order
+    models: list[Any]
+
+
+def item_digest(model: Any) -> str:
+    text = json.dumps(model, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def log_region(
+    lines: list[dict[str, Any]],
+    name: str = "log",
+    prefix: str = "line",
+    grow: str = "combat/components/log.html#grow",
+) -> Region:
+    """The log (or the seat's latest lines): one region, and each line an element of its
+    own (`line-<seq>-<n>`) in the list `<name>-list`."""
+    keys = [(f"{prefix}-{line['seq']}-{line['n']}", item_digest(line)) for line in lines]
+    items = Items(f"{name}-list", grow, keys, list(lines))
+    return Region(name, {"log": lines}, keys, items=items)
 
 
 def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
@@ -1187,7 +1222,7 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     }
     for card in ctx["roster"]:
         regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None, inside="roster")
-    regions["log"] = Region("log", {"log": ctx["log"]}, None)
+    regions["log"] = log_region(ctx["log"])
     regions["board"] = Region("board", {"board": ctx["board"]}, None)
     return regions
 
@@ -1225,7 +1260,9 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     }
     for card in panels:
         regions[f"panel-{card['id']}"] = Region("panel", {"c": card, **urls}, None, "panels")
-    regions["recent"] = Region("recent", {"log": list(ctx["log"][:3])}, None)
+    regions["recent"] = log_region(
+        list(ctx["log"][:3]), "recent", "recent", "combat/player.html#recentgrow"
+    )
     regions["others"] = Region(
         "others",
         {"others": others, "status": others_end, "summary_url": ctx["summary_url"]},
@@ -1238,7 +1275,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     )
     for card in others:
         regions[f"other-{card['id']}"] = Region("other", {"c": card}, None, inside="others")
-    regions["log"] = Region("log", {"log": ctx["log"]}, None)
+    regions["log"] = log_region(ctx["log"])
     regions["board"] = Region(
         "board",
         {"board": ctx["board"], "post_url": ctx["post_url"], "move_url": ctx["move_url"]},
