@@ -243,7 +243,16 @@ def changed_regions(
     else:
         changed = [name for name, d in digests.items() if before.get(name) != d]
     sent = set(changed)
-    return [name for name in changed if regions[name].inside not in sent]
+
+    def held_by_sent(name: str) -> bool:
+        inside = regions[name].inside
+        while inside is not None:
+            if inside in sent:
+                return True
+            inside = regions[inside].inside
+        return False
+
+    return [name for name in changed if not held_by_sent(name)]
 
 
 def render_changes(

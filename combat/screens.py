@@ -1259,7 +1259,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         ),
     }
     for card in panels:
-        regions[f"panel-{card['id']}"] = Region("panel", {"c": card, **urls}, None, "panels")
+        regions.update(panel_regions(card, urls))
     regions["recent"] = log_region(
         list(ctx["log"][:3]), "recent", "recent", "combat/player.html#recentgrow"
     )
@@ -1281,6 +1281,53 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         {"board": ctx["board"], "post_url": ctx["post_url"], "move_url": ctx["move_url"]},
         None,
     )
+    return regions
+
+
+# What a panel's actions are drawn from beside the panel: its layout's own data.
+ACTION_KEYS = ("actions", "actions_now", "panel")
+
+
+def panel_regions(card: dict[str, Any], urls: dict[str, str]) -> dict[str, Region]:
+    """One of the seat's combatants' panel, its resources and each of its actions as
+    regions. An action is compared by all it shows (whether it can be taken now, why not,
+    its cost, options and targets); the panel around them by the rest of the card and by
+    where each action stands (possible now, in which group, or not possible and with which
+    shared reason), so an action that moves sends the panel whole. What is left to spend
+    changes the resources alone, and an action that is allowed or refused for the same
+    reason as before is not sent again."""
+    cid = card["id"]
+    name = f"panel-{cid}"
+    rest = {k: v for k, v in card.items() if k not in ACTION_KEYS}
+    layout = card.get("panel") or {}
+    placed = {
+        "top": [a["key"] for a in layout.get("top", ())],
+        "groups": [
+            {
+                **{k: g[k] for k in ("category", "label", "count")},
+                "keys": [a["key"] for a in g["actions"]],
+            }
+            for g in layout.get("groups", ())
+        ],
+        "blocked": [[a["key"], a["shared"]] for a in layout.get("blocked", ())],
+        **{k: layout.get(k) for k in ("shared_reason", "other_reasons", "filter", "plannable")},
+    }
+    around = {
+        **rest,
+        "resources": None,
+        "placed": placed,
+        "actions": [a["key"] for a in card.get("actions", ())],
+    }
+    regions = {name: Region("panel", {"c": card, **urls}, {"card": around, **urls}, "panels")}
+    regions[f"resources-{cid}"] = Region("resources", {"c": rest}, None, name)
+    shown = [
+        *layout.get("top", ()),
+        *(a for g in layout.get("groups", ()) for a in g["actions"]),
+        *layout.get("blocked", ()),
+    ]
+    for a in shown:
+        model = {"a": a, "card": {"id": cid}, **urls}
+        regions[f"action-{cid}-{a['key']}"] = Region("action", model, None, name)
     return regions
 
 

@@ -9,7 +9,11 @@ previous version's fingerprints (a restart, a cleared cache) the whole view goes
 
 A seat's page is cut the same way (status, alerts, notice, order, reactions, each of its
 combatants' panels, the latest lines, each other combatant's line, log, map); what allows
-or forbids its actions is data of its panel, so a change of turn sends the panel again.
+or forbids its actions is data of its panel, so a change of turn sends the panel again;
+what is left to spend is a region of its own inside the panel.
+
+A new log line reaches a page alone, put at the top of its list; an undo that rewrites an
+older line sends the log whole.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from channels.db import database_sync_to_async
 from django.core.cache import cache
 
 from combat import broadcast, services
-from combat.access import gm_viewer
+from combat.access import gm_viewer, seat_viewer
 from combat.models import Encounter
 from tests.markers import is_view, pushed_so_far
 from tests.replay import fragments
@@ -247,3 +251,23 @@ def test_lines_past_the_pages_limit_are_taken_away_and_rewritten_lines_send_the_
     assert broadcast.grown(keys("c", "a"), keys("d", "c", "b", "a")) is None
     # Nothing shown yet (the page says "Nothing has happened yet"): whole.
     assert broadcast.grown([], keys("a")) is None
+
+
+async def test_spending_on_an_action_sends_the_panels_resources_not_the_whole_panel(table: Table):
+    comm = await playing(table.seat1.token)  # Ana's player; Ana acts first
+    await gm_command(table, type="start_combat")
+    await seat_frame(table, comm, table.seat1)
+
+    # A move costs 1 AP of Ana's 3 (docs/rules.md, Action Points): every action she could
+    # take she still can, for the same reasons; only what is left to spend changed.
+    command = {"type": "act", "actor": table.ana, "action": "move", "options": {}}
+    result = await database_sync_to_async(services.run_command)(
+        table.enc.pk, seat_viewer(table.seat1), command
+    )
+    assert result.ok, result.refusal
+    sent = dict(await seat_frame(table, comm, table.seat1))
+    assert f"resources-{table.ana}" in sent, list(sent)
+    assert f"panel-{table.ana}" not in sent and "panels" not in sent, list(sent)
+    assert not [ident for ident in sent if ident.startswith("action-")], list(sent)
+    assert "AP 2 of 3" in sent[f"resources-{table.ana}"], sent[f"resources-{table.ana}"]
+    assert sum(len(html.encode()) for html in sent.values()) < 3000, list(sent)
