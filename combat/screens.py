@@ -673,16 +673,20 @@ def _entry_lines(
             _LINES.move_to_end(key)
             return known
     lines: list[KeyedDict] = []
-    for n, seen in reversed(list(enumerate(entry.events))):
-        ev = for_gm(seen) if gm else event_for(seen, hidden, veiled)
-        if ev is None:
-            continue
+    # Numbered among the events this reader sees (the line's id on the page), so an id
+    # never tells how many events of the entry are kept from them.
+    shown = [
+        ev
+        for seen in entry.events
+        if (ev := for_gm(seen) if gm else event_for(seen, hidden, veiled)) is not None
+    ]
+    for n, ev in reversed(list(enumerate(shown))):
         text = ev.get("text", "")
         # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
         lines.append(
             KeyedDict(
                 seq=entry.seq,
-                n=n,  # which of the entry's events: with seq, the line's id on the page
+                n=n,  # which of the entry's lines: with seq, the line's id on the page
                 text=text,
                 rolls=[format_roll(r) for r in ev.get("rolls") or []],
                 ruling=ev.get("ruling", False),
