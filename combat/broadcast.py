@@ -204,6 +204,42 @@ def render_region(template: str, region: screens.Region) -> str:
     return render_to_string(f"{template}#{region.partial}", {**region.model, **alone, "oob": True})
 
 
+def grown(
+    before: list[tuple[str, str]] | None, now: list[tuple[str, str]]
+) -> tuple[int, list[str]] | None:
+    """How a list that grows at the top went from `before` to `now` (its items' (id,
+    fingerprint), newest first): how many items are new at the top and the ids of those
+    that fell off the end. None when the items shown before are not all still there,
+    unchanged and in the same order, under the new ones (an undo that marks a line, a
+    reveal that shows older lines, an empty list): then the region is sent whole."""
+    if not before or not now:
+        return None
+    # As pairs, however the cache kept them.
+    top = [(ident, d) for ident, d in before]
+    items = [(ident, d) for ident, d in now]
+    if top[0] not in items:
+        return None
+    new = items.index(top[0])
+    kept = items[new:]
+    if top[: len(kept)] != kept:
+        return None
+    shown = {ident for ident, _ in top}
+    if any(ident in shown for ident, _ in items[:new]):
+        return None
+    return new, [ident for ident, _ in top[len(kept) :]]
+
+
+def render_grown(template: str, region: screens.Region, before: Any) -> str:
+    """A changed region: its new items and the ids of those to take away when it is a list
+    that only grew at the top since `before` (its items' keys then), else the region whole."""
+    items = region.items
+    grew = grown(before, items.keys) if items is not None else None
+    if items is None or grew is None:
+        return render_region(template, region)
+    new, dropped = grew
+    return render_to_string(items.partial, {"new": items.models[:new], "dropped": dropped})
+
+
 def changed_regions(
     regions: dict[str, screens.Region], digests: dict[str, str], before: dict[str, str] | None
 ) -> list[str]:
@@ -217,41 +253,14 @@ def changed_regions(
     sent = set(changed)
 
     def held_by_sent(name: str) -> bool:
-        outer = regions[name].inside
-        while outer is not None:
-            if outer in sent:
+        inside = regions[name].inside
+        while inside is not None:
+            if inside in sent:
                 return True
-            outer = regions[outer].inside if outer in regions else None
+            inside = regions[inside].inside if inside in regions else None
         return False
 
     return [name for name in changed if not held_by_sent(name)]
-
-
-def items_key(name: str) -> str:
-    """Where a list container's items are kept among the digests."""
-    return f"{name}#items"
-
-
-def list_changes(
-    regions: dict[str, screens.Region], before: dict[str, str]
-) -> tuple[dict[str, tuple[list[str], list[str]]], set[str]]:
-    """For each list container whose items changed: the items new at its top and the items
-    gone from its end, when that is all that changed; the containers to send whole else."""
-    moves: dict[str, tuple[list[str], list[str]]] = {}
-    whole: set[str] = set()
-    for name, region in regions.items():
-        if region.items is None:
-            continue
-        new, old = list(region.items), before.get(items_key(name), "").split()
-        if new == old:
-            continue
-        kept = next((i for i, item in enumerate(new) if item in old), len(new))
-        rest = new[kept:]
-        if not old or old[: len(rest)] != rest:
-            whole.add(name)
-        else:
-            moves[name] = (new[:kept], old[len(rest) :])
-    return moves, whole
 
 
 def render_changes(
@@ -273,30 +282,23 @@ def render_changes(
     A list (the log) gets its new lines put at its top and its lines gone from the end
     taken away, rather than being sent whole."""
     digests = {name: screens.region_digest(r) for name, r in regions.items()}
-    kept = dict(digests)
-    for name, r in regions.items():
-        if r.items is not None:
-            kept[items_key(name)] = " ".join(r.items)
-    cache.set(region_digests_key(encounter_id, audience, cred, version), kept, REGION_DIGESTS_TTL)
-    before = None
+    # The items of each list region too: what the next push compares its new items with.
+    lists = {name: r.items.keys for name, r in regions.items() if r.items is not None}
+    cache.set(
+        region_digests_key(encounter_id, audience, cred, version),
+        (digests, lists),
+        REGION_DIGESTS_TTL,
+    )
+    known = None
     if REGIONS and prev_version is not None and version == prev_version + 1:
-        before = cache.get(region_digests_key(encounter_id, audience, cred, prev_version))
-    if before is None:
+        known = cache.get(region_digests_key(encounter_id, audience, cred, prev_version))
+    if not isinstance(known, tuple):
         return whole()
-    moves, whole_lists = list_changes(regions, before)
-    # A list that changed otherwise than at its ends is sent whole, with what it holds.
-    changed = changed_regions(regions, digests, {**before, **dict.fromkeys(whole_lists, "")})
-    added = {item for new, _ in moves.values() for item in new}
-    parts = [render_region(template, regions[n]) for n in changed if n not in added]
-    for name, (new, gone) in moves.items():
-        if name in changed or regions[name].inside in changed:
-            continue  # sent whole
-        if new:
-            lines = "".join(
-                render_to_string(f"{template}#{regions[i].partial}", regions[i].model) for i in new
-            )
-            parts.append(f'<ol hx-swap-oob="afterbegin:#{regions[name].items_in}">{lines}</ol>')
-        parts.extend(f'<template hx-swap-oob="delete:#{i}"></template>' for i in gone)
+    before, before_lists = known
+    parts = [
+        render_grown(template, regions[name], before_lists.get(name))
+        for name in changed_regions(regions, digests, before)
+    ]
     sync = {"version": version, "prev_version": prev_version, "oob": True}
     parts.append(render_to_string(f"{template}#sync", sync))
     return "".join(parts)

@@ -673,18 +673,20 @@ def _entry_lines(
             _LINES.move_to_end(key)
             return known
     lines: list[KeyedDict] = []
-    for seen in reversed(entry.events):
-        ev = for_gm(seen) if gm else event_for(seen, hidden, veiled)
-        if ev is None:
-            continue
+    # Numbered among the events this reader sees (the line's id on the page), so an id
+    # never tells how many events of the entry are kept from them.
+    shown = [
+        ev
+        for seen in entry.events
+        if (ev := for_gm(seen) if gm else event_for(seen, hidden, veiled)) is not None
+    ]
+    for n, ev in reversed(list(enumerate(shown))):
         text = ev.get("text", "")
         # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
         lines.append(
             KeyedDict(
                 seq=entry.seq,
-                # The line's id on the page: its entry, then its place in the entry from
-                # the newest line (kept when the oldest lines drop out of the log).
-                at=f"{entry.seq}-{len(lines)}",
+                n=n,  # which of the entry's lines: with seq, the line's id on the page
                 text=text,
                 rolls=[format_roll(r) for r in ev.get("rolls") or []],
                 ruling=ev.get("ruling", False),
@@ -1162,11 +1164,40 @@ class Region:
     # The id of the region that holds this one (a card in its roster): when both changed,
     # the container is sent whole and this one goes inside it.
     inside: str | None = None
-    # A list container (the log): the ids of the regions it holds, in order, and the id of
-    # the element that holds them. Lines new at the top are pushed alone and put there,
-    # lines gone from the end are taken away; any other change sends it whole.
-    items: tuple[str, ...] | None = None
-    items_in: str = ""
+    # A list that grows at the top (the log): its items, each an element of its own.
+    items: Items | None = None
+
+
+@dataclass(frozen=True)
+class Items:
+    """The items of a region that grows at the top, newest first: when the items the page
+    shows are still there, unchanged and in order, below the new ones, only the new ones
+    are sent (put at the top of the list `target`) with the ids of those that fell off the
+    end (taken away); anything else (an undo marking a line, a reveal showing older lines)
+    sends the region whole."""
+
+    target: str  # the id of the list element
+    partial: str  # template#partial drawing `new` items at the top and taking `dropped` away
+    keys: list[tuple[str, str]]  # (element id, fingerprint of the item), in order
+    models: list[Any]
+
+
+def item_digest(model: Any) -> str:
+    text = json.dumps(model, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def log_region(
+    lines: list[dict[str, Any]],
+    name: str = "log",
+    prefix: str = "line",
+    grow: str = "combat/components/log.html#grow",
+) -> Region:
+    """The log (or the seat's latest lines): one region, and each line an element of its
+    own (`line-<seq>-<n>`) in the list `<name>-list`."""
+    keys = [(f"{prefix}-{line['seq']}-{line['n']}", item_digest(line)) for line in lines]
+    items = Items(f"{name}-list", grow, keys, list(lines))
+    return Region(name, {"log": lines}, keys, items=items)
 
 
 def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
@@ -1195,7 +1226,7 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     }
     for card in ctx["roster"]:
         regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None, inside="roster")
-    regions.update(log_regions(ctx["log"]))
+    regions["log"] = log_region(ctx["log"])
     regions.update(board_regions(ctx["board"], {}))
     return regions
 
@@ -1232,8 +1263,10 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         ),
     }
     for card in panels:
-        regions[f"panel-{card['id']}"] = Region("panel", {"c": card, **urls}, None, "panels")
-    regions["recent"] = Region("recent", {"log": list(ctx["log"][:3])}, None)
+        regions.update(panel_regions(card, urls))
+    regions["recent"] = log_region(
+        list(ctx["log"][:3]), "recent", "recent", "combat/player.html#recentgrow"
+    )
     regions["others"] = Region(
         "others",
         {"others": others, "status": others_end, "summary_url": ctx["summary_url"]},
@@ -1246,23 +1279,10 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     )
     for card in others:
         regions[f"other-{card['id']}"] = Region("other", {"c": card}, None, inside="others")
-    regions.update(log_regions(ctx["log"]))
+    regions["log"] = log_region(ctx["log"])
     regions.update(
         board_regions(ctx["board"], {"post_url": ctx["post_url"], "move_url": ctx["move_url"]})
     )
-    return regions
-
-
-def log_regions(lines: list[dict[str, Any]]) -> dict[str, Region]:
-    """The log as regions: a list whose lines are regions of their own, newest first. A
-    new line is pushed alone, put at the top, and the lines that fell off the end are
-    taken away; a line changed in place (undone) is pushed alone."""
-    ids = tuple(f"log-{line['at']}" for line in lines)
-    regions = {
-        "log": Region("log", {"log": lines}, {"empty": not lines}, items=ids, items_in="log-list")
-    }
-    for ident, line in zip(ids, lines, strict=True):
-        regions[ident] = Region("log_line", {"line": line}, None, inside="log")
     return regions
 
 
@@ -1288,6 +1308,53 @@ def board_regions(board: dict[str, Any] | None, urls: dict[str, Any]) -> dict[st
         regions[f"board-token-{t['id']}"] = Region(
             "board_token", {"t": t}, None, inside="board-tokens"
         )
+    return regions
+
+
+# What a panel's actions are drawn from beside the panel: its layout's own data.
+ACTION_KEYS = ("actions", "actions_now", "panel")
+
+
+def panel_regions(card: dict[str, Any], urls: dict[str, str]) -> dict[str, Region]:
+    """One of the seat's combatants' panel, its resources and each of its actions as
+    regions. An action is compared by all it shows (whether it can be taken now, why not,
+    its cost, options and targets); the panel around them by the rest of the card and by
+    where each action stands (possible now, in which group, or not possible and with which
+    shared reason), so an action that moves sends the panel whole. What is left to spend
+    changes the resources alone, and an action that is allowed or refused for the same
+    reason as before is not sent again."""
+    cid = card["id"]
+    name = f"panel-{cid}"
+    rest = {k: v for k, v in card.items() if k not in ACTION_KEYS}
+    layout = card.get("panel") or {}
+    placed = {
+        "top": [a["key"] for a in layout.get("top", ())],
+        "groups": [
+            {
+                **{k: g[k] for k in ("category", "label", "count")},
+                "keys": [a["key"] for a in g["actions"]],
+            }
+            for g in layout.get("groups", ())
+        ],
+        "blocked": [[a["key"], a["shared"]] for a in layout.get("blocked", ())],
+        **{k: layout.get(k) for k in ("shared_reason", "other_reasons", "filter", "plannable")},
+    }
+    around = {
+        **rest,
+        "resources": None,
+        "placed": placed,
+        "actions": [a["key"] for a in card.get("actions", ())],
+    }
+    regions = {name: Region("panel", {"c": card, **urls}, {"card": around, **urls}, "panels")}
+    regions[f"resources-{cid}"] = Region("resources", {"c": rest}, None, name)
+    shown = [
+        *layout.get("top", ()),
+        *(a for g in layout.get("groups", ()) for a in g["actions"]),
+        *layout.get("blocked", ()),
+    ]
+    for a in shown:
+        model = {"a": a, "card": {"id": cid}, **urls}
+        regions[f"action-{cid}-{a['key']}"] = Region("action", model, None, name)
     return regions
 
 

@@ -211,7 +211,6 @@ class _Spans(HTMLParser):
             self.lines.append(self.lines[-1] + len(line))
         self.open: list[tuple[str, str | None, int]] = []
         self.spans: dict[str, tuple[int, int]] = {}
-        self.heads: dict[str, int] = {}  # where the content of each element with an id starts
         self.top: list[tuple[str | None, int, int]] = []
         self.html = html
         self.feed(html)
@@ -232,8 +231,6 @@ class _Spans(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         start = self._here()
         ident = dict(attrs).get("id")
-        if ident is not None:
-            self.heads[ident] = start + len(self.get_starttag_text() or "")
         if tag in VOID:
             end = start + len(self.get_starttag_text() or "")
             self._ended(tag, ident, start, end)
@@ -257,40 +254,45 @@ class _Spans(HTMLParser):
         self._ended(tag, top[1], top[2], end)
 
 
-OOB = re.compile(r'\s+hx-swap-oob="[^"]*"')
-# An out-of-band element aimed elsewhere: its content put at the top of the target, or
-# the target taken away.
-OOB_AIMED = re.compile(r'hx-swap-oob="(afterbegin|delete):#([^"]+)"')
+OOB = re.compile(r'\s+hx-swap-oob="([^"]*)"')
 
 
-def fragments(frame: str) -> tuple[list[tuple[str, str]], str]:
-    """The out-of-band elements of a frame as (id, html) in order, and what is left.
+def swaps(frame: str) -> tuple[list[tuple[str, str, str]], str]:
+    """The out-of-band elements of a frame as (how, target id, html) in order, and what is
+    left.
 
-    htmx takes each element marked hx-swap-oob out of the message and removes that
-    attribute before swapping it in (htmx.min.js: `r.removeAttribute(e)`); the rest of the
-    message goes to the socket's target, #ws-sink. An element aimed at another
-    (`afterbegin:#id`, `delete:#id`) comes as ("afterbegin:id", its content) or
-    ("delete:id", "")."""
+    htmx takes each element marked hx-swap-oob out of the message and swaps it by its own
+    id, or into the element its value names ("afterbegin:#log-list"); it removes that
+    attribute first (htmx.min.js: `r.removeAttribute(e)`), and for a swap that is not
+    "outer" it puts the element's children in, not the element. The rest of the message
+    goes to the socket's target, #ws-sink."""
     spans = _Spans(frame)
     out, rest, last = [], [], 0
     for ident, start, end in spans.top:
         element = frame[start:end]
         tag_end = element.index(">")
-        if "hx-swap-oob" not in element[:tag_end]:
+        found = OOB.search(element[:tag_end])
+        if found is None:
             continue
-        aimed = OOB_AIMED.search(element[:tag_end])
-        if aimed:
-            style, target = aimed.groups()
-            inner = element[tag_end + 1 : element.rindex("</")] if style == "afterbegin" else ""
-            out.append((f"{style}:{target}", inner))
-        elif ident is not None:
-            out.append((ident, OOB.sub("", element[:tag_end], count=1) + element[tag_end:]))
-        else:
-            continue
+        how, _, target = found.group(1).partition(":")
+        if how == "true":
+            how = "outerHTML"
+        html = OOB.sub("", element[:tag_end], count=1) + element[tag_end:]
+        if not how.startswith("outer"):
+            html = html[html.index(">") + 1 : html.rindex("<")]
+        named = target.removeprefix("#") if target else ident
+        assert named, f"an out-of-band element with no target: {element[:tag_end]}"
+        out.append((how, named, html))
         rest.append(frame[last:start])
         last = end
     rest.append(frame[last:])
     return out, "".join(rest)
+
+
+def fragments(frame: str) -> tuple[list[tuple[str, str]], str]:
+    """The out-of-band elements of a frame as (target id, html) in order, and what is left."""
+    out, rest = swaps(frame)
+    return [(ident, html) for _, ident, html in out], rest
 
 
 SYNC_VERSION = re.compile(r'<form id="sync"[^>]*?\sdata-version="(\d+)"')
@@ -311,22 +313,29 @@ class Page:
         found = pattern.search(self.html)
         return int(found.group(1)) if found else None
 
-    def replace(self, elements: list[tuple[str, str]]) -> None:
-        """Each (id, html) takes the place of the page's element with that id."""
-        parsed = _Spans(self.html)
-        spans = parsed.spans
+    def replace(self, elements: list[tuple[str, str, str]]) -> None:
+        """Each (how, id, html) swapped into the page's element with that id: in its place
+        ("outerHTML", "outerMorph"), before its first child or after its last ("afterbegin",
+        "beforeend"), or the element taken away ("delete")."""
+        spans = _Spans(self.html).spans
         found = []
-        for ident, element in elements:
-            style, _, target = ident.rpartition(":")
-            if style and target in spans:
-                at = parsed.heads[target] if style == "afterbegin" else spans[target][0]
-                found.append((at, at if style == "afterbegin" else spans[target][1], element))
-                continue
+        for how, ident, element in elements:
             if ident not in spans:
-                # htmx finds no target and drops the element: what it carried is never shown.
-                self.missing.append(ident)
+                # htmx finds no target and drops the element: what it carried is never
+                # shown. (Taking away what is not there loses nothing.)
+                if how != "delete":
+                    self.missing.append(ident)
                 continue
-            found.append((*spans[ident], element))
+            start, end = spans[ident]
+            if how == "afterbegin":
+                start = end = self.html.index(">", start) + 1
+            elif how == "beforeend":
+                start = end = self.html.rindex("<", start, end)
+            elif how == "delete":
+                element = ""
+            else:
+                assert how.startswith("outer"), f"a swap the page does not take: {how}"
+            found.append((start, end, element))
         # One parse for the whole frame: replaced from the end, so earlier offsets hold.
         found.sort(reverse=True)
         for (start, end, element), after in zip(found, [None, *found], strict=False):
@@ -337,11 +346,11 @@ class Page:
         """Swap a frame in as htmx does, then follow static/js/sync.js: True if the page
         would now ask for the whole view (it missed a push)."""
         shown_before = self.version()
-        parts, rest = fragments(frame)
+        parts, rest = swaps(frame)
         if rest.strip():
             # hx-ws: what is not out of band goes into the socket's hx-target (innerHTML),
             # unless it is empty (swapEmpty:false).
-            parts.append(("ws-sink", f'<div id="ws-sink" hidden>{rest}</div>'))
+            parts.append(("outerHTML", "ws-sink", f'<div id="ws-sink" hidden>{rest}</div>'))
         self.replace(parts)
         self.frames += 1
         version, follows = self.version(), self.version(SYNC_FOLLOWS)

@@ -16,6 +16,7 @@ import pytest
 
 from combat import broadcast
 from combat.rules import rulesets
+from tests.replay import fragments
 
 from .test_replay import test_every_page_replays_to_what_a_reload_shows as replay
 
@@ -29,11 +30,21 @@ async def test_frame_bytes(ruleset: str, settings, monkeypatch) -> None:
     }
     real = broadcast.render_changes
 
+    # What the frames pushed as regions are made of: bytes by kind of region (its id without
+    # the combatant's or the line's own part), per audience.
+    parts: dict[str, dict[str, int]] = {"spectator": {}, "player": {}}
+
     def measured(template, regions, whole, **kw):
         html = real(template, regions, whole, **kw)
-        got = sizes["player" if kw["audience"] == broadcast.PLAYER else "spectator"]
+        audience = "player" if kw["audience"] == broadcast.PLAYER else "spectator"
+        got = sizes[audience]
         got["regions"].append(len(html.encode()))
-        got["whole"].append(len(whole().encode()))
+        whole_html = whole()
+        got["whole"].append(len(whole_html.encode()))
+        if html != whole_html:
+            for ident, part in fragments(html)[0]:
+                kind = ident.split("-")[0] if "-" in ident and ident != "log-list" else ident
+                parts[audience][kind] = parts[audience].get(kind, 0) + len(part.encode())
         return html
 
     monkeypatch.setattr(broadcast, "render_changes", measured)
@@ -44,3 +55,8 @@ async def test_frame_bytes(ruleset: str, settings, monkeypatch) -> None:
                 f"\n{audience} frames {ruleset} {how}: {len(got)} frames, "
                 f"median {statistics.median(got):.0f} B, max {max(got)} B, total {sum(got)} B"
             )
+        top = sorted(parts[audience].items(), key=lambda kv: -kv[1])[:8]
+        print(
+            f"{audience} frames {ruleset}, bytes by region: "
+            + ", ".join(f"{k} {v}" for k, v in top)
+        )

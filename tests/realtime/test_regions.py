@@ -9,17 +9,23 @@ previous version's fingerprints (a restart, a cleared cache) the whole view goes
 
 A seat's page is cut the same way (status, alerts, notice, order, reactions, each of its
 combatants' panels, the latest lines, each other combatant's line, log, map); what allows
-or forbids its actions is data of its panel, so a change of turn sends the panel again.
+or forbids its actions is data of its panel, so a change of turn sends the panel again;
+what is left to spend is a region of its own inside the panel.
+
+A new log line reaches a page alone, put at the top of its list; an undo that rewrites an
+older line sends the log whole.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from channels.db import database_sync_to_async
 from django.core.cache import cache
 
 from combat import broadcast, services
-from combat.access import gm_viewer
+from combat.access import gm_viewer, seat_viewer
 from combat.models import Encounter
 from tests.markers import is_view, pushed_so_far
 from tests.replay import fragments
@@ -29,8 +35,6 @@ from .conftest import HIDDEN, Table, player_socket, spectator_socket
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 3
-# A frame's part that puts new lines at the top of the log (tests/replay.py, `fragments`).
-NEW_LINE = "afterbegin:log-list"
 
 
 async def gm_command(t: Table, **command) -> None:
@@ -82,12 +86,19 @@ async def test_damage_to_one_combatant_sends_that_card_not_the_rest(table: Table
 
     await gm_command(table, type="damage", actor=table.goblin, amount=3)
     sent = await regions_pushed(table, comm)
-    # The Goblin's card (Unhurt to Hurt) and the log's new line, and nothing else drawn
-    # again: not the order, the map, the roster around the cards, nor Ana's or Bram's card.
-    # The log's new line goes to its top alone (the lines below it are not sent again).
-    assert f"roster-{table.goblin}" in sent and NEW_LINE in sent and "log" not in sent, sent
-    assert set(sent) <= {f"roster-{table.goblin}", NEW_LINE, "spotlight", "status", "sync"}, sent
-    for absent in ("order", "board", "roster", f"roster-{table.ana}", f"roster-{table.bram}"):
+    # The Goblin's card (Unhurt to Hurt) and the log's new line put at the top of the
+    # list, and nothing else drawn again: not the order, the map, the roster around the
+    # cards, Ana's or Bram's card, nor the log around its lines.
+    assert f"roster-{table.goblin}" in sent and "log-list" in sent, sent
+    assert set(sent) <= {f"roster-{table.goblin}", "log-list", "spotlight", "status", "sync"}
+    for absent in (
+        "order",
+        "board",
+        "roster",
+        "log",
+        f"roster-{table.ana}",
+        f"roster-{table.bram}",
+    ):
         assert absent not in sent, (absent, sent)
     await comm.disconnect()
 
@@ -135,20 +146,13 @@ async def test_a_blow_to_someone_else_sends_the_seat_that_line_not_its_action_pa
 
     await gm_command(table, type="damage", actor=table.goblin, amount=3)
     sent = await regions_pushed(table, comm, table.seat2)
-    # The Goblin's line (Unhurt to Hurt), the log and its latest lines; Bram's panel, the
-    # order, the map and Ana's line are not drawn again.
-    assert {f"other-{table.goblin}", NEW_LINE, "recent"} <= set(sent), sent
-    for absent in (
-        "log",
-        f"panel-{table.bram}",
-        "panels",
-        "order",
-        "board",
-        "others",
-        "turn-alert",
-    ):
+    # The Goblin's line (Unhurt to Hurt), and the new line at the top of the log and of
+    # the latest lines; Bram's panel, the order, the map, the lists around their lines and
+    # Ana's line are not drawn again.
+    assert {f"other-{table.goblin}", "log-list", "recent-list"} <= set(sent), sent
+    for absent in (f"panel-{table.bram}", "panels", "order", "board", "others", "log", "recent"):
         assert absent not in sent, (absent, sent)
-    assert f"other-{table.ana}" not in sent, sent
+    assert f"other-{table.ana}" not in sent and "turn-alert" not in sent, sent
     await comm.disconnect()
 
 
@@ -186,3 +190,84 @@ async def test_what_only_the_gm_sees_moves_the_seats_version_and_nothing_else(ta
     version = await database_sync_to_async(version_of)(table)
     assert f'data-version="{version}"' in frame and f'data-prev-version="{version - 1}"' in frame
     await comm.disconnect()
+
+
+# --- log lines, each an element of its own ------------------------------------------------
+
+LINE_ID = re.compile(r'<li id="(line-\d+-\d+)"')
+
+
+async def seat_frame(t: Table, comm, seat) -> list[tuple[str, str]]:
+    group = broadcast.group_name(t.enc.pk, "player", seat.pk)
+    (frame,) = [f for f in await pushed_so_far(comm, group) if is_view(f)]
+    return fragments(frame)[0]
+
+
+async def test_a_new_log_line_reaches_a_seat_alone_not_the_lines_before_it(table: Table):
+    comm = await playing(table.seat2.token)
+    await gm_command(table, type="start_combat")
+    whole = dict(await seat_frame(table, comm, table.seat2))
+    shown = LINE_ID.findall(whole["log"])
+    assert shown, whole["log"]
+
+    await gm_command(table, type="damage", actor=table.goblin, amount=3)
+    sent = await seat_frame(table, comm, table.seat2)
+    ids = [ident for ident, _ in sent]
+    # The new line goes to the top of the list; the log around it is not sent again.
+    assert "log-list" in ids and "log" not in ids, ids
+    grown = dict(sent)["log-list"]
+    new = LINE_ID.findall(grown)
+    assert new and not set(new) & set(shown), (new, shown)
+    assert "Goblin takes damage." in grown, grown
+    assert len(grown.encode()) < 1000, grown
+    await comm.disconnect()
+
+
+async def test_an_undo_that_marks_a_line_sends_the_log_whole(table: Table):
+    comm = await playing(table.seat2.token)
+    await gm_command(table, type="start_combat")
+    await seat_frame(table, comm, table.seat2)
+    await gm_command(table, type="damage", actor=table.goblin, amount=3)
+    await seat_frame(table, comm, table.seat2)
+
+    await gm_command(table, type="undo")
+    sent = dict(await seat_frame(table, comm, table.seat2))
+    # The damage's line reads "undone" now: lines other than new ones changed, so the
+    # whole log goes, its lines as a reload draws them.
+    assert "log" in sent and "log-list" not in sent, list(sent)
+    assert "undone" in sent["log"], sent["log"]
+    await comm.disconnect()
+
+
+def test_lines_past_the_pages_limit_are_taken_away_and_rewritten_lines_send_the_list_whole():
+    def keys(*names: str) -> list[tuple[str, str]]:
+        return [(name, f"d{name}") for name in names]
+
+    # Two new lines on top; the oldest two fall off a list of four.
+    assert broadcast.grown(keys("c", "b", "a", "z"), keys("e", "d", "c", "b")) == (2, ["a", "z"])
+    assert broadcast.grown(keys("b", "a"), keys("c", "b", "a")) == (1, [])
+    # An older line rewritten (an undo marks it), or one shown again (a reveal): whole.
+    assert broadcast.grown(keys("b", "a"), [("c", "dc"), ("b", "undone"), ("a", "da")]) is None
+    assert broadcast.grown(keys("c", "a"), keys("d", "c", "b", "a")) is None
+    # Nothing shown yet (the page says "Nothing has happened yet"): whole.
+    assert broadcast.grown([], keys("a")) is None
+
+
+async def test_spending_on_an_action_sends_the_panels_resources_not_the_whole_panel(table: Table):
+    comm = await playing(table.seat1.token)  # Ana's player; Ana acts first
+    await gm_command(table, type="start_combat")
+    await seat_frame(table, comm, table.seat1)
+
+    # A move costs 1 AP of Ana's 3 (docs/rules.md, Action Points): every action she could
+    # take she still can, for the same reasons; only what is left to spend changed.
+    command = {"type": "act", "actor": table.ana, "action": "move", "options": {}}
+    result = await database_sync_to_async(services.run_command)(
+        table.enc.pk, seat_viewer(table.seat1), command
+    )
+    assert result.ok, result.refusal
+    sent = dict(await seat_frame(table, comm, table.seat1))
+    assert f"resources-{table.ana}" in sent, list(sent)
+    assert f"panel-{table.ana}" not in sent and "panels" not in sent, list(sent)
+    assert not [ident for ident in sent if ident.startswith("action-")], list(sent)
+    assert "AP 2 of 3" in sent[f"resources-{table.ana}"], sent[f"resources-{table.ana}"]
+    assert sum(len(html.encode()) for html in sent.values()) < 3000, list(sent)
