@@ -608,15 +608,14 @@ def open_held(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
 
 
 def walk_on(enc: Encounter, rs: Ruleset, ev: Events) -> None:
-    """After every command: a held move whose window is answered or closed walks on, to
+    """After every command: a held move whose window is answered or closed (and any
+    defence the mover makes against that attack) walks on, to
     the next leaving cell or the end; it ends where it stands when the mover was defeated
     (a hit that defeats it ends the move there) or its turn is over."""
     for c in list(enc.combatants.values()):
         held = c.turn.get("walking")
-        if not held or any(
-            w.kind == "opportunity_attack" and w.trigger == c.id for w in enc.pending
-        ):
-            continue
+        if not held or any(c.id in (w.trigger, w.reactor) for w in enc.pending):
+            continue  # the attack, and the mover's own defence against it, come first
         del c.turn["walking"]
         if c.defeated or enc.turn != c.id or not on_map(enc, c):
             continue

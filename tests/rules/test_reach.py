@@ -197,6 +197,27 @@ def test_action_ladder_attack_of_opportunity_at_the_leaving_cell():
     assert at(t2, ana2) == "L2" and t2.state.pending == []
 
 
+def test_the_move_waits_for_the_movers_own_defence_against_the_attack():
+    """With defence prompts on, the Attack of Opportunity is held for Ana's Dodge or
+    Parry; the move walks on only once that is settled too."""
+    t, ana, ogre, gob = row("action_ladder")
+    assert t.act(ana, "run", to="L2").ok
+    [w] = t.state.pending
+    assert t.player("react", actor=ogre, window=w.id).ok
+    [defend] = t.state.pending
+    assert (defend.reactor, at(t, ana)) == (ana, "B2")
+    assert t.player("react", actor=ana, window=defend.id, accept=False).ok
+    assert not t.c(ana).defeated and at(t, ana) == "G2"
+
+
+def test_the_held_move_ends_with_the_turn():
+    """The rest of the path is the action's: once the turn is over it is gone."""
+    t, ana, ogre, gob = row()
+    assert t.act(ana, "move", to="L2").ok
+    assert t.gm("end_turn").ok
+    assert at(t, ana) == "B2" and "walking" not in t.c(ana).turn
+
+
 def test_initiative_passes_has_no_opportunity_attack_and_never_stops():
     """initiative-passes.md names no Opportunity Attack: leaving reach never provokes."""
     t, ana, ogre, gob = row("initiative_passes")
