@@ -28,6 +28,7 @@ from .base import (
 )
 from .catalogue import ANY_TIME, REACTION, ActionDef, Option, Setting
 from .events import Events
+from .paths import open_held
 from .refusal import Refused, acting, refuse, said
 from .state import Combatant, Effect, Encounter, Window
 
@@ -460,8 +461,14 @@ class ActionPoints(Ruleset):
         mode = opts.get("mode") or "walk"
         leave = opts.get("leave", True)
         data: dict[str, Any] = {"action": a.key, "mode": mode}
+        protected = bool(c.turn.get("disengaged"))
         if opts.get("to"):
-            data |= self.move_on_map(enc, c, a, opts)
+            if leave and c.engaged and not protected:
+                self.tell_gm_no_opportunity(enc, c, ev)
+            data |= self.move_on_map(enc, c, a, opts, provokes=bool(leave) and not protected)
+            ev.add("move", say="ap.move", actor=c.id, data=data)
+            open_held(enc, self, c, ev)  # on a map reach follows the path (paths.py)
+            return
         ev.add("move", say="ap.move", actor=c.id, data=data)
         if leave and c.engaged:
             protected = bool(c.turn.get("disengaged"))
@@ -481,13 +488,20 @@ class ActionPoints(Ruleset):
         return None
 
     def move_on_map(
-        self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]
+        self,
+        enc: Encounter,
+        c: Combatant,
+        a: ActionDef,
+        opts: dict[str, Any],
+        *,
+        provokes: bool = False,
     ) -> dict[str, Any]:
         """Move the token to opts["to"] (paths.py); the facts of the move: the metres, the
-        cell reached, and the cell asked for when it stopped short."""
+        cell reached, and the cell asked for when it stopped short. A move that provokes
+        stops where it leaves an enemy's reach (`open_held` opens the window)."""
         from .paths import take
 
-        moved = take(enc, self, c, a, opts)
+        moved = take(enc, self, c, a, opts, provokes=provokes)
         opts["to"] = moved["to"]
         c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
         short = moved["path"][-1] if moved.get("stopped") else None
@@ -499,7 +513,8 @@ class ActionPoints(Ruleset):
         c.turn["disengaged"] = True
         moved = self.move_on_map(enc, c, a, opts) if opts.get("to") else {}
         ev.add("move", say="ap.disengage", actor=c.id, data={"action": a.key, **moved})
-        self.leave_reach(enc, c, provokes=False, ev=ev, reason="Disengage")
+        if not opts.get("to"):  # on a map engagement follows from where tokens stand
+            self.leave_reach(enc, c, provokes=False, ev=ev, reason="Disengage")
 
     # --- reactions -------------------------------------------------------------------------
     def can_react(self, enc: Encounter, c: Combatant, kind: str) -> bool:

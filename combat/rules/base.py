@@ -473,6 +473,13 @@ class Ruleset:
                     data={"missing": missing, "mover": mover.id},
                 )
 
+    def open_opportunity(
+        self, enc: Encounter, other: Combatant, mover: Combatant, ev: Events
+    ) -> None:
+        """`other` may make an Opportunity Attack on `mover`, which leaves its reach."""
+        rng, say = getattr(ev, "rng", None), "base.opportunity"
+        open_window(enc, "opportunity_attack", other, mover, ev, rng=rng, say=say, mover=mover.id)
+
     def leave_reach(
         self, enc: Encounter, c: Combatant, *, provokes: bool, ev: Events, reason: str = ""
     ) -> None:
@@ -492,8 +499,7 @@ class Ruleset:
                 and not other.defeated
                 and self.can_react(enc, other, "opportunity_attack")
             ):
-                rng, say = getattr(ev, "rng", None), "base.opportunity"
-                open_window(enc, "opportunity_attack", other, c, ev, rng=rng, say=say, mover=c.id)
+                self.open_opportunity(enc, other, c, ev)
         c.engaged = []
         if left and not provokes and reason:
             ev.add(

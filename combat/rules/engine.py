@@ -27,6 +27,7 @@ from .base import (
 from .catalogue import ActionDef, Setting
 from .events import Events
 from .fields import MAX_NAME, MAX_TEXT, length, span
+from .paths import on_map, sync_engagement, walk_on
 from .refusal import Refusal, Refused, refuse
 from .registry import get_ruleset
 from .state import (
@@ -826,7 +827,9 @@ def tidy_windows(enc: Encounter, rs: Ruleset, ev: Events) -> None:
     closes as passed (its chance to react is gone), and one opened by a combatant that
     is out closes with nothing to answer (its deed is not done: a defeated attacker's
     held attack is not rolled). Then whatever waited on those windows goes on
-    (`Ruleset.settle`: a declared spell or ranged attack in the Action Ladder)."""
+    (`Ruleset.settle`: a declared spell or ranged attack in the Action Ladder; a move held
+    for an Opportunity Attack, paths.walk_on), and on a map engagement follows from where
+    the tokens now stand (paths.sync_engagement)."""
     for w in list(enc.pending):
         reactor = enc.combatants.get(w.reactor)
         trigger = enc.combatants.get(w.trigger)
@@ -844,6 +847,8 @@ def tidy_windows(enc: Encounter, rs: Ruleset, ev: Events) -> None:
                 data={"out": out.id},
             )
     rs.settle(enc, ev)
+    walk_on(enc, rs, ev)
+    sync_engagement(enc)
 
 
 def cmd_close_windows(
@@ -866,6 +871,14 @@ def cmd_engage(
     t = enc.get(cmd.get("target"))
     if c.id == t.id:
         raise refuse("bad_target", "A combatant cannot be in its own reach.")
+    if on_map(enc, c) and on_map(enc, t):
+        raise refuse(
+            "on_map",
+            f"On a map, engagement follows from where tokens stand: move {c.name} next to "
+            f"{t.name} (or within its reach), or away from it.",
+            who=c.id,
+            target=t.id,
+        )
     if as_bool(cmd.get("engaged", True)):
         if t.id in c.engaged:
             raise refuse("no_change", f"{c.name} and {t.name} are already in melee.")

@@ -27,22 +27,48 @@ the real map and stops short, on the last cell it could stand on, where the real
 it (a wall or an enemy under the fog, a hidden enemy in the way) or where its metres run
 out (difficult ground under the fog): the players learn what is there by running into it.
 The GM's combatants move on the real map.
+
+Reach: a token reaches `reach` metres (board.reach_m; none set is one cell), counted in
+whole cells from its own cells to the nearest cell of the other token by the board's
+diagonal rule, and always at least the cells next to it (a positive reach shorter than a
+cell still touches its neighbours); a reach of 0 reaches nobody. Two enemies are engaged
+while either's reach covers the other (`sync_engagement`, after every command): on a map
+engagement follows from where tokens stand and is never set by hand. Walls do not cut
+reach.
+
+A move walks its path cell by cell (`walk`). When the next step would take the mover out
+of the reach of an enemy that may make an Opportunity Attack (the move provokes: no
+Disengage; the enemy can react), the mover stops on the cell it is leaving from, that
+enemy's window opens, and the rest of the path is held in `turn["walking"]`; once the
+window is answered or closed the move walks on (`walk_on`), unless the mover was
+defeated or its turn is over. Each enemy gets its window once per move, at its own
+leaving cell, in the order the path meets them.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .board import DEFAULT_DIAGONALS, DIAGONALS, footprint, key, label, parse_cell, seen_board
+from .board import (
+    DEFAULT_DIAGONALS,
+    DIAGONALS,
+    footprint,
+    key,
+    label,
+    parse_cell,
+    reach_m,
+    seen_board,
+)
 from .refusal import Refused, acting, refuse
 
 if TYPE_CHECKING:
     from .base import Ruleset
     from .catalogue import ActionDef
+    from .events import Events
     from .state import Combatant, Encounter
 
 __all__ = ["DIAGONALS", "Path", "find_path", "plan", "take"]
@@ -382,11 +408,14 @@ def take(
     allowance: float | None = None,
     *,
     stop_short: bool = False,
+    provokes: bool = False,
 ) -> dict[str, Any]:
     """Move c's token along the path to opts["to"]: refused (nothing changes) when it is
     longer than the allowance; with stop_short (a Sprint's rolled metres), the token stops
-    at the farthest cell of the path its metres reach where no one else stands.
-    Returns the route with "cost" the metres actually moved and "to" the cell reached."""
+    at the farthest cell of the path its metres reach where no one else stands. A move
+    that provokes stops where it leaves an enemy's reach (`walk`; `open_held` then opens
+    the window). Returns the route with "cost" the metres actually moved and "to" the
+    cell reached."""
     info = route(enc, rs, c, a, str(opts["to"]), opts)
     limit = info["allowance"] if allowance is None else allowance
     assert enc.board is not None
@@ -397,48 +426,220 @@ def take(
             f"{a.name} reaches {m(limit)}; {info['summary']}. ({info['rule']})",
             **acting(c, a, to=info["to"], metres=info["cost"], allowance=limit, rule=info["rule"]),
         )
-    if info["cost"] > limit + 1e-9 or as_known(enc, c) is not enc:
-        # Along the path on the real map, as far as the metres and the ground allow.
-        dest = _reachable_prefix(enc, c, info, limit)
-        if dest[0] != info["to"]:
-            info["stopped"] = True
-        info["to"], info["cost"] = dest
+    # Along the path on the real map, as far as the metres, the ground and the enemies'
+    # reach allow.
+    cells = [parse_cell(t, enc.board) for t in info["path"]]
+    walked = walk(enc, rs, c, cells, limit, str(info.get("mode") or "walk"), provokes=provokes)
+    info["to"], info["cost"] = label(*walked.at), walked.metres
+    if walked.threat is not None:
+        hold(c, a, info, walked, limit, [])
+    elif info["to"] != info["path"][-1]:
+        info["stopped"] = True
     x, y = parse_cell(info["to"], enc.board)
     token["at"] = [x, y]
     return info
 
 
-def _reachable_prefix(
-    enc: Encounter, c: Combatant, info: dict[str, Any], limit: float
-) -> tuple[str, float]:
-    """The farthest cell of the path, on the real map, within `limit` metres and before
+@dataclass
+class Walked:
+    at: tuple[int, int]  # the cell reached
+    metres: float  # spent to reach it
+    par: int  # "1-2-1" parity there
+    rest: list[tuple[int, int]]  # the cells of the path after it
+    threat: str | None = None  # the enemy whose reach it stopped on leaving
+
+
+def walk(
+    enc: Encounter,
+    rs: Ruleset,
+    c: Combatant,
+    cells: list[tuple[int, int]],
+    limit: float,
+    mode: str,
+    *,
+    par: int = 0,
+    provokes: bool = False,
+    passed: Collection[str] = (),
+) -> Walked:
+    """Walk the path on the real map: the farthest cell within `limit` metres and before
     anything that stops the mover (ground it cannot enter, an enemy's token), where c may
-    stand; and the metres spent to reach it, recomputed step by step from the start. The
-    start itself (no metres) when the first step is already stopped."""
+    stand; with `provokes`, no farther than the cell where it would leave the reach of an
+    enemy that may make an Opportunity Attack (not one in `passed`), that enemy named.
+    The metres are recomputed step by step; the start itself (no metres) when the first
+    step is already stopped."""
     assert enc.board is not None
     board = enc.board
-    mode = str(info.get("mode") or "walk")
-    cells = [parse_cell(t, board) for t in info["path"]]
     cell_m = float(board["cell_m"])
     one_two_one = diagonals(board) == "1-2-1"
     size = board["tokens"][c.id]["size"]
     x, y = board["tokens"][c.id]["at"]
     enemies = _enemy_cells(enc, c)
-    steps, par = 0, 0
-    found = (label(x, y), 0.0)
-    for nx, ny in cells:
+    threats = _threats(enc, rs, c, passed) if provokes else {}
+    steps = 0
+    found = Walked((x, y), 0.0, par, list(cells))
+    for i, (nx, ny) in enumerate(cells):
+        leaving = [
+            oid
+            for oid, t in threats.items()
+            if covers(board, t, [x, y], size) and not covers(board, t, [nx, ny], size)
+        ]
+        if leaving:
+            found.threat = leaving[0]
+            break
         diagonal = nx != x and ny != y
         base = 1
         if diagonal and one_two_one:
             base, par = (2 if par else 1), 1 - par
-        covers = footprint([nx, ny], size)
-        factors = [terrain_factor(board["terrain"].get(key(cx, cy)), mode) for cx, cy in covers]
-        if min(factors) == 0 or enemies & set(covers):
+        covered = footprint([nx, ny], size)
+        factors = [terrain_factor(board["terrain"].get(key(cx, cy)), mode) for cx, cy in covered]
+        if min(factors) == 0 or enemies & set(covered):
             break
         steps += base * max(factors)
         if steps * cell_m > limit + 1e-9:
             break
         if occupant(enc, c, (nx, ny)) is None:
-            found = (label(nx, ny), round(steps * cell_m, 2))
+            found = Walked((nx, ny), round(steps * cell_m, 2), par, cells[i + 1 :])
         x, y = nx, ny
     return found
+
+
+def _threats(
+    enc: Encounter, rs: Ruleset, c: Combatant, passed: Collection[str]
+) -> dict[str, dict[str, Any]]:
+    """The tokens of the enemies on the map that would make an Opportunity Attack on c."""
+    assert enc.board is not None
+    out = {}
+    for oid, t in enc.board["tokens"].items():
+        other = enc.combatants.get(oid)
+        if other is None or other.side == c.side or not t["at"] or oid in passed:
+            continue
+        if not other.defeated and rs.can_react(enc, other, "opportunity_attack"):
+            out[oid] = t
+    return out
+
+
+# --- reach ----------------------------------------------------------------------------------
+
+
+def reach_cells(token: dict[str, Any], board: dict[str, Any]) -> int:
+    """How many cells a token's melee reach spans: at least one unless it is 0."""
+    metres = reach_m(token, board)
+    if metres <= 0:
+        return 0
+    return max(1, int(metres / float(board["cell_m"]) + 1e-9))
+
+
+def gap(board: dict[str, Any], a: list[int], a_size: int, b: list[int], b_size: int) -> int:
+    """Cell steps from a's nearest cell to b's, by the board's diagonal rule (1: next to)."""
+    dx = max(b[0] - (a[0] + a_size - 1), a[0] - (b[0] + b_size - 1), 0)
+    dy = max(b[1] - (a[1] + a_size - 1), a[1] - (b[1] + b_size - 1), 0)
+    lo, hi = min(dx, dy), max(dx, dy)
+    return hi + lo // 2 if diagonals(board) == "1-2-1" else hi
+
+
+def covers(board: dict[str, Any], token: dict[str, Any], at: list[int], size: int) -> bool:
+    """Whether the token's reach covers a token of `size` cells standing at `at`."""
+    return gap(board, token["at"], token["size"], at, size) <= reach_cells(token, board)
+
+
+def in_reach(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether either token's reach covers the other: they are engaged."""
+    return covers(board, a, b["at"], b["size"]) or covers(board, b, a["at"], a["size"])
+
+
+def sync_engagement(enc: Encounter) -> None:
+    """On a map, every pair of enemies that both stand on it is engaged exactly while one
+    reaches the other; a combatant off the map keeps what the GM set by hand."""
+    if enc.board is None:
+        return
+    from .base import engage, separate
+
+    placed = [
+        (c, t)
+        for cid, t in enc.board["tokens"].items()
+        if t["at"] and (c := enc.combatants.get(cid)) is not None and not c.defeated
+    ]
+    for n, (a, ta) in enumerate(placed):
+        for b, tb in placed[n + 1 :]:
+            if a.side == b.side:
+                continue
+            if in_reach(enc.board, ta, tb):
+                engage(enc, a, b)
+            else:
+                separate(a, b)
+
+
+# --- a move held for an Opportunity Attack ---------------------------------------------------
+
+
+def hold(
+    c: Combatant,
+    a: ActionDef,
+    info: dict[str, Any],
+    walked: Walked,
+    limit: float,
+    passed: list[str],
+) -> None:
+    """Keep the rest of the path while the enemy it leaves gets its window (`open_held`)."""
+    assert walked.threat is not None
+    c.turn["walking"] = {
+        "action": a.key,
+        "name": a.name,
+        "goal": str(info.get("goal") or info["path"][-1]),
+        "cells": [label(*cell) for cell in walked.rest],
+        "left": round(max(limit - walked.metres, 0.0), 2),
+        "par": walked.par,
+        "mode": str(info.get("mode") or "walk"),
+        "passed": [*passed, walked.threat],
+        "threat": walked.threat,
+    }
+
+
+def open_held(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
+    """A move just held at a leaving cell: say where and what is left, open the window."""
+    held = c.turn.get("walking")
+    if not held or "threat" not in held:
+        return
+    other = enc.get(held.pop("threat"))
+    assert enc.board is not None
+    data = {"at": label(*enc.board["tokens"][c.id]["at"]), "left": held["left"]}
+    ev.add("move", say="base.walk_held", actor=c.id, data=data | {"goal": held["goal"]})
+    rs.open_opportunity(enc, other, c, ev)
+
+
+def walk_on(enc: Encounter, rs: Ruleset, ev: Events) -> None:
+    """After every command: a held move whose window is answered or closed (and any
+    defence the mover makes against that attack) walks on, to
+    the next leaving cell or the end; it ends where it stands when the mover was defeated
+    (a hit that defeats it ends the move there) or its turn is over."""
+    for c in list(enc.combatants.values()):
+        held = c.turn.get("walking")
+        if not held or any(c.id in (w.trigger, w.reactor) for w in enc.pending):
+            continue  # the attack, and the mover's own defence against it, come first
+        del c.turn["walking"]
+        if c.defeated or enc.turn != c.id or not on_map(enc, c):
+            continue
+        assert enc.board is not None
+        cells = [parse_cell(t, enc.board) for t in held["cells"]]
+        walked = walk(
+            enc,
+            rs,
+            c,
+            cells,
+            held["left"],
+            held["mode"],
+            par=held["par"],
+            provokes=True,
+            passed=held["passed"],
+        )
+        enc.board["tokens"][c.id]["at"] = list(walked.at)
+        c.turn["moved"] = float(c.turn.get("moved", 0)) + walked.metres
+        to = label(*walked.at)
+        short = held["goal"] if to != held["goal"] and walked.threat is None else None
+        data = {"name": held["name"], "metres": walked.metres, "to": to, "short_of": short}
+        ev.add("move", say="base.walk_on", actor=c.id, data=data)
+        if walked.threat is not None:
+            a = rs.action(enc, held["action"], c)
+            info = {"goal": held["goal"], "mode": held["mode"], "path": held["cells"]}
+            hold(c, a, info, walked, held["left"], held["passed"])
+            open_held(enc, rs, c, ev)

@@ -15,12 +15,28 @@ from __future__ import annotations
 from typing import Any, Literal, TypedDict, cast
 
 
+class Walking(TypedDict, total=False):
+    """The rest of a move on the map held at the cell where it leaves an enemy's reach,
+    while that enemy's Opportunity Attack window is open (paths.py, "Reach")."""
+
+    action: str  # the movement action's key
+    name: str  # and its name, for the log
+    goal: str  # the cell asked for ("E1")
+    cells: list[str]  # the cells still to step into, in order
+    left: float  # metres of the action's allowance not yet spent
+    par: int  # "1-2-1": 1 when the next diagonal step counts double
+    mode: str  # how it moves (walk, swim, climb, fly)
+    passed: list[str]  # enemies whose window this move already opened
+    threat: str  # the enemy whose window is still to open (only within the command)
+
+
 class SharedTurn(TypedDict, total=False):
     """The keys every ruleset keeps (base.Ruleset)."""
 
     actions: int  # actions taken this turn
     attacks: int  # attacks and spells made, against attacks_per_turn
     moved: float  # metres moved this turn (on the map in every ruleset; jumps too)
+    walking: Walking  # a move held for an Opportunity Attack, walked on once it is answered
 
 
 class ActionPointsTurn(SharedTurn, total=False):

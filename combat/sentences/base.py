@@ -4,6 +4,7 @@ Opportunity Attack chance and being defeated."""
 
 from __future__ import annotations
 
+from combat.rules.paths import m as metres
 from combat.words import Said, says
 
 
@@ -36,6 +37,22 @@ def _opportunity(s: Said) -> str:
 def _leave_reach(s: Said) -> str:
     names = ", ".join(s.name(i) for i in s["left"])
     return f"{s.Name(s.actor)} leaves {names}'s reach without provoking ({s['reason']})."
+
+
+@says("base.walk_held")
+def _walk_held(s: Said) -> str:
+    """No one is named: the enemy it leaves may be hidden (its window is the GM's)."""
+    return (
+        f"{s.Name(s.actor)} stops at {s['at']} as it leaves an enemy's reach, "
+        f"{metres(s['left'])} of its move toward {s['goal']} still to go once the "
+        "Opportunity Attack is answered or passed."
+    )
+
+
+@says("base.walk_on")
+def _walk_on(s: Said) -> str:
+    short = f"; it stops short of {s['short_of']}" if s.get("short_of") else ""
+    return f"{s.Name(s.actor)} walks on ({s['name']}), {metres(s['metres'])} to {s['to']}{short}."
 
 
 @says("base.attack_untargeted")

@@ -102,7 +102,7 @@ def live_fight(owner, ruleset: str) -> Encounter:
     gm(enc, type="paint", cells="D1:D3", terrain="wall")
     gm(enc, type="fog", cells="G5:H6")
     gm(enc, type="place", actor=ana, cell="B2")
-    gm(enc, type="place", actor=ogre, cell="E4", size=2)
+    gm(enc, type="place", actor=ogre, cell="B3", size=2)  # next to Ana: in her reach
     gm(enc, type="start_combat")
     for _ in range(40):
         enc.refresh_from_db()

@@ -142,6 +142,10 @@ def test_a_player_moves_to_a_cell_through_the_form_and_the_gm_sees_it(fight):
     assert "Ana moves (walk, 1 AP) 4 m to C4." in gm
     r = fight.p1_post(type="act", actor=fight.ana, action="move", opt_to="A6")
     assert r.status_code == 200
+    # Leaving the Goblin's reach at C4 holds the move for its Opportunity Attack; once the
+    # GM passes it, the move walks on to A6.
+    assert "Ana stops at C4 as it leaves an enemy" in page(fight.gm, fight.gm_url)
+    assert fight.gm_post(type="close_windows").status_code == 200
     before = fight.refresh().state
     r = fight.p1_post(type="act", actor=fight.ana, action="move", opt_to="H1")
     said = r.content.decode()

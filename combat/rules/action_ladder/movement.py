@@ -10,6 +10,8 @@ from .. import dice
 from ..base import Opts, Rng, add_effect
 from ..catalogue import ActionDef
 from ..events import Events
+from ..paths import open_held
+from ..paths import take as take_path
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter
 from .common import bonus_of, die_size, drop_effects, has_effect, level_of, metres, roll_of, spent
@@ -188,14 +190,20 @@ def do_move(
         notes.append(["get_out"])
         dist = max(dist - 1, 0)
     if to:
-        moved = take(self, enc, c, a, opts, dist, stop_short=key == "sprint")
+        provokes = bool(opts.get("leave", True)) and not c.turn.get("disengage_active")
+        if provokes and c.engaged:
+            self.tell_gm_no_opportunity(enc, c, ev)
+        moved = take_path(
+            enc, self, c, a, opts, dist, stop_short=key == "sprint", provokes=provokes
+        )
         if moved.get("stopped"):
             notes.append(["short", moved["path"][-1]])
         c.turn["moved"] = float(c.turn.get("moved", 0)) + moved["cost"]
         data = {"action": key, "name": a.name, "metres": moved["cost"], "to": moved["to"]}
         data |= {"notes": notes, **spent(opts)}
         ev.add("move", say="ladder.move", actor=c.id, rolls=rolls, data=data)
-        self.leave(enc, c, opts, ev)
+        c.turn.pop("disengage_active", None)
+        open_held(enc, self, c, ev)  # on a map reach follows the path (paths.py)
         return
     jump = opts.get("jump") or "none"
     if jump != "none":
@@ -211,21 +219,6 @@ def do_move(
     data = {"action": key, "name": a.name, "metres": round(dist, 2), "notes": notes}
     ev.add("move", say="ladder.move", actor=c.id, rolls=rolls, data=data | spent(opts))
     self.leave(enc, c, opts, ev)
-
-
-def take(
-    self: ActionLadder,
-    enc: Encounter,
-    c: Combatant,
-    a: ActionDef,
-    opts: Opts,
-    dist: float,
-    *,
-    stop_short: bool,
-) -> dict[str, Any]:
-    from ..paths import take as take_path
-
-    return take_path(enc, self, c, a, opts, dist, stop_short=stop_short)
 
 
 def do_jump(
