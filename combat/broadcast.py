@@ -126,6 +126,12 @@ def render_gm(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.gm_context(enc, state, shared)
+    return _render_gm_whole(ctx, oob=oob, prev_version=prev_version, shared=shared)
+
+
+def _render_gm_whole(
+    ctx: dict[str, Any], *, oob: bool, prev_version: int | None, shared: screens.Shared | None
+) -> str:
     return render_to_string(
         "combat/gm.html#live",
         {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
@@ -304,6 +310,29 @@ def render_changes(
     return "".join(parts)
 
 
+def render_gm_changes(
+    enc: Encounter,
+    state: Any,
+    *,
+    prev_version: int | None,
+    shared: screens.Shared,
+    cred: str,
+) -> str:
+    """The GM's frame for a push: the regions of the console that changed."""
+    ctx = screens.gm_context(enc, state, shared)
+    return render_changes(
+        "combat/gm.html",
+        screens.gm_regions(ctx),
+        # The whole console, as the page and the socket's first frame render it.
+        lambda: _render_gm_whole(ctx, oob=True, prev_version=prev_version, shared=shared),
+        encounter_id=enc.pk,
+        audience=GM,
+        cred=cred,
+        version=enc.version,
+        prev_version=prev_version,
+    )
+
+
 def render_public_changes(
     enc: Encounter,
     state: Any,
@@ -407,8 +436,8 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
     # Rendered first, then sent together: one trip to the event loop for the whole push.
     out: list[tuple[str, dict[str, Any]]] = []
     if gm:
-        html = render_gm(enc, state, prev_version=prev, shared=shared)
         cred = credential(enc.owner_id)
+        html = render_gm_changes(enc, state, prev_version=prev, shared=shared, cred=cred)
         out.append((group_name(enc.pk, GM), {**frame, "html": html, "cred": cred}))
     for seat in shared["seats"]:
         if seat.revoked or seat.pk not in seat_ids:

@@ -1231,6 +1231,44 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     return regions
 
 
+def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
+    """The GM console as regions, by the id of their element on its page, built from
+    `gm_context` (the GM sees everything: nothing here is about who may see what).
+
+    Every region is drawn from the console's view-model and compared by the part of it
+    that region shows. The initiative list is a container compared by which rows it
+    holds; each row, with its card under it, is a region of its own (`combatant-<id>`),
+    so a blow redraws the struck combatant's row and nothing else of the list."""
+
+    def part(partial: str, *shows: str) -> Region:
+        return Region(partial, ctx, {k: ctx.get(k) for k in shows})
+
+    regions = {
+        "status": part("status", "status", "version"),
+        "controls": part(
+            "controls",
+            "status",
+            "has_combatants",
+            "can_undo",
+            "settings",
+            "custom_actions",
+            "currency",
+        ),
+        "order": Region("order", ctx, {"rows": [c["id"] for c in ctx["combatants"]]}),
+        "reactions": part("reactions", "pending"),
+        "turn": part("turn", "turn_card", "status"),
+        "presence": part("presence", "presence"),
+        "seats": part("seats", "seats", "spectator_on"),
+        "board": part("board", "board"),
+    }
+    for card in ctx["combatants"]:
+        regions[f"combatant-{card['id']}"] = Region(
+            "gm_row", {**ctx, "c": card}, {"c": card}, inside="order"
+        )
+    regions["log"] = log_region(ctx["log"])
+    return regions
+
+
 def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     """A seat's screen as regions, by the id of their element on its page, built from
     `player_context` (what this seat may see, nothing else).

@@ -132,7 +132,8 @@ class Ruleset:
     def action(self, enc: Encounter, key: str, c: Combatant | None = None) -> ActionDef:
         cat = self.catalogue(enc)
         if key not in cat:
-            raise refuse("unknown_action", f"There is no such action in {self.name}.", what=key)
+            # The key the caller sent is not echoed back: a refusal repeats no guess.
+            raise refuse("unknown_action", f"There is no such action in {self.name}.")
         a = cat[key]
         costs = (c.mods.get("costs") or {}) if c else {}
         if key in costs:
