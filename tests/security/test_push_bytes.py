@@ -34,7 +34,7 @@ BURST = 4 * 1024
 PER_SECOND = 8 * 1024
 COMMANDS_PER_SECOND = 6  # a seat link's allowed rate (VTT_RATE_COMMANDS: 60 in 10 s)
 SECONDS = 5
-SPECTATORS = 4
+SPECTATORS = 20  # as in the finding: 20 spectator sockets of one link
 
 
 class FakeClock:
