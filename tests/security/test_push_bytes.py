@@ -7,7 +7,8 @@ audience gets one whole view of the newest version once the budget allows. Here 
 budget is made small (4 KiB at once, 8 KiB a second; unbudgeted, a spectator socket gets
 25 KiB a second here) so a few seconds of rolls overrun it:
 each socket receives no more than the budget allows, and every page still ends at the
-final version, without a gap its page would have to ask about.
+final version, without a gap its page would have to ask about. Chat messages, and the
+whole views pages ask for, are paid from the same budget.
 
 Time is a fake clock, moved by the player's pace and by the budget's own waits.
 """
