@@ -23,6 +23,8 @@ thousands of sockets from one machine). Sockets are admitted before joining anyt
 one address) and closed with CROWDED, which a page retries about once a minute. The
 whole views a page asks for (resync, a heartbeat naming another version) are budgeted per
 link (RESYNCS_PER_LINK), over all its sockets; one past the budget is sent once it allows.
+Whole views asked for are also paid from the audience's byte budget (combat/fanout.py):
+each waits until the budget is not overdrawn, and its size is then taken from it.
 
 A socket that says nothing for PRESENCE_TIMEOUT_SECONDS (a phone that went offline
 leaves its connection open but silent) leaves the GM's list of who is connected at
@@ -432,7 +434,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         limited = await self.spend_resync()
         if limited is None:
-            await self.send_whole_view()
+            await self.send_whole_view(paid=True)
             return
 
         async def later(wait: float) -> None:
@@ -440,7 +442,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 await pause(wait)
                 refused = await self.spend_resync()
                 if refused is None:
-                    await self.send_whole_view()
+                    await self.send_whole_view(paid=True)
                     return
                 wait = refused.after
 
@@ -463,7 +465,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         async def check() -> None:
             await asyncio.sleep(PUSH_GRACE)
             if not self.gone and self.version < version:
-                await self.send_whole_view()
+                await self.send_whole_view(paid=True)
 
         self.catching_up = asyncio.get_running_loop().create_task(check())
 
@@ -493,19 +495,28 @@ class TableConsumer(AsyncWebsocketConsumer):
             or 0
         )
 
-    async def send_whole_view(self) -> None:
+    async def send_whole_view(self, paid: bool = False) -> None:
+        """The whole view to this socket. One the page asked for is `paid` from its
+        audience's byte budget: sent once the budget is not overdrawn (checked again after
+        rendering, as other sockets of the group may have spent it meanwhile)."""
         assert self.viewer is not None
-        if self.gone:
+        while not self.gone:
+            if paid:
+                await fanout.wait_for_budget(self.group)
+            view = await database_sync_to_async(broadcast.render_view_checked)(
+                self.viewer, self.token
+            )
+            if view is None:
+                await self.link_gone()
+                return
+            html, version = view
+            if version < self.version:
+                return  # a newer push reached the page while this one was rendered
+            if paid and not fanout.pay(self.group, len(html.encode())):
+                continue  # another socket of the group spent the budget meanwhile
+            self.version = version
+            await self.send(text_data=html)
             return
-        view = await database_sync_to_async(broadcast.render_view_checked)(self.viewer, self.token)
-        if view is None:
-            await self.link_gone()
-            return
-        html, version = view
-        if version < self.version:
-            return  # a newer push reached the page while this one was rendered
-        self.version = version
-        await self.send(text_data=html)
 
     # --- from the channel layer ------------------------------------------------------------
     async def frame_push(self, event: dict[str, Any]) -> None:
@@ -545,15 +556,18 @@ class TableConsumer(AsyncWebsocketConsumer):
             self._wire = _daphne_protocol(self.base_send)
         return self._wire
 
-    async def whole_view_to(self, members: list[Any]) -> tuple[int, int]:
+    async def whole_view_to(
+        self, members: list[Any], talk: bool, pay: Callable[[int], bool]
+    ) -> int | None:
         """The whole view to each socket of a group that skipped frames for want of budget
         (combat/fanout.py): rendered once per link among them, sent to those it is newer
-        for. The largest size sent and the version shown."""
+        for (with `talk`, chat messages were skipped: to those it is not older for), each
+        link's paid with `pay` first. The version shown; None if `pay` refused."""
         links: dict[str, list[TableConsumer]] = {}
         for member in members:
             if isinstance(member, TableConsumer) and not member.gone:
                 links.setdefault(member.cred, []).append(member)
-        size, shown = 0, 0
+        shown = 0
         for sockets in links.values():
             first = sockets[0]
             assert first.viewer is not None
@@ -566,13 +580,20 @@ class TableConsumer(AsyncWebsocketConsumer):
                 continue
             html, version = view
             shown = max(shown, version)
+            behind = [
+                s
+                for s in sockets
+                if not s.gone and (version > s.version or talk and version == s.version)
+            ]
+            if not behind:
+                continue
+            if not pay(len(html.encode())):
+                return None
             event: dict[str, Any] = {"type": broadcast.FRAME, "version": version, "html": html}
-            for socket in sockets:
-                if not socket.gone and version > socket.version:
-                    socket.version = version
-                    await socket.send_pushed(event)
-            size = max(size, len(html.encode()))
-        return size, shown
+            for socket in behind:
+                socket.version = version
+                await socket.send_pushed(event)
+        return shown
 
     def in_flight(self, theirs: int) -> bool:
         """Was the first frame after `theirs` pushed only a moment ago (so still on its way)?

@@ -28,6 +28,12 @@ once every VTT_PUSH_CATCH_UP_SECONDS, the group's sockets get one whole view of 
 newest version, rendered once per link, paid from the same budget: the pages end up
 right, however many versions they skipped, and a socket never gets more than the budget
 a second on average.
+
+Chat messages to a budgeted group are paid from the same budget: past it they are not sent
+either, and the next whole view (which carries the reader's latest messages) is sent even
+if no version came meanwhile. A whole view one socket asks for (a resync, a heartbeat that
+finds its page behind) waits until its group's budget is not overdrawn and is then paid
+from it too (`wait_for_budget`, `pay`).
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ log = logging.getLogger(__name__)
 
 # Types whose handlers only write to the socket (no database, no waiting): called in line.
 INLINE_TYPES = frozenset({"frame.push", "presence.push"})
+# Messages paid from a budgeted group's bytes (see the module's docstring).
+BUDGETED_TYPES = frozenset({broadcast.FRAME, broadcast.CHAT})
 # Sockets written to between two turns of the event loop.
 YIELD_EVERY = 64
 
@@ -84,6 +92,13 @@ class ByteBudget:
         self._refill()
         self.left -= size
 
+    def pay(self, size: int) -> bool:
+        """Take `size` if the budget is not overdrawn (then send it); else take nothing."""
+        if not self.allows():
+            return False
+        self.left -= size
+        return True
+
     def wait(self) -> float:
         """Seconds until the budget is no longer overdrawn."""
         self._refill()
@@ -97,6 +112,7 @@ class _Listener:
     members: dict[Member, None] = field(default_factory=dict)  # an insertion-ordered set
     budget: ByteBudget | None = None
     behind: int = 0  # the newest version not sent for want of budget (0: none)
+    talk_behind: bool = False  # a chat message was not sent for want of budget
     catching_up: asyncio.Task[None] | None = None
     caught_up_at: float = float("-inf")
 
@@ -108,10 +124,8 @@ def _budget(group: str) -> ByteBudget | None:
 
 
 def frame_size(message: dict[str, Any]) -> int:
-    """The bytes of a pushed frame's text (encoded once, by the first socket it was written to)."""
-    frame = message.get("frame")
-    payload = getattr(frame, "payload", None)
-    return len(payload) if payload is not None else len(message.get("html", "").encode())
+    """The bytes of a pushed frame's text."""
+    return len(message.get("html", "").encode())
 
 
 class Hub:
@@ -157,7 +171,7 @@ class Hub:
                 continue
             listener = self.groups.get(group)
             if listener is not None and listener.members:
-                if listener.budget is not None and message.get("type") == broadcast.FRAME:
+                if listener.budget is not None and message.get("type") in BUDGETED_TYPES:
                     await self.deliver_budgeted(group, listener, message)
                 else:
                     await self.deliver(message, list(listener.members))
@@ -165,24 +179,34 @@ class Hub:
     async def deliver_budgeted(
         self, group: str, listener: _Listener, message: dict[str, Any]
     ) -> None:
-        """A frame to a budgeted group: sent if the budget allows and the group is not
-        behind, else left for the next whole view (see the module's docstring)."""
+        """A frame (or chat message) to a budgeted group: sent if the group is not behind
+        and the budget pays for it, else left for the next whole view (see the module's
+        docstring). Paid before it is sent: nothing else can spend the same bytes."""
         assert listener.budget is not None
-        if listener.behind or not listener.budget.allows():
-            listener.behind = max(listener.behind, int(message.get("version") or 0))
+        catching = listener.catching_up is not None and not listener.catching_up.done()
+        if (
+            listener.behind
+            or listener.talk_behind
+            or catching
+            or not listener.budget.pay(frame_size(message))
+        ):
+            if message.get("type") == broadcast.CHAT:
+                listener.talk_behind = True
+            else:
+                listener.behind = max(listener.behind, int(message.get("version") or 0))
             if listener.catching_up is None or listener.catching_up.done():
                 task = self.catch_up(group, listener)
                 listener.catching_up = asyncio.get_running_loop().create_task(task)
             return
         await self.deliver(message, list(listener.members))
-        listener.budget.spend(frame_size(message))
 
     async def catch_up(self, group: str, listener: _Listener) -> None:
         """Once the budget allows, one whole view of the newest version to the group's
-        sockets; again while versions came meanwhile that it did not show."""
+        sockets; again while versions (or chat messages) came meanwhile that it did not
+        show."""
         assert listener.budget is not None
         every = float(settings.VTT_PUSH_CATCH_UP_SECONDS)
-        while listener.behind and self.groups.get(group) is listener:
+        while (listener.behind or listener.talk_behind) and self.groups.get(group) is listener:
             wait = max(listener.budget.wait(), listener.caught_up_at + every - clock())
             if wait > 0:
                 await pause(wait)
@@ -190,15 +214,19 @@ class Hub:
             members = list(listener.members)
             whole_view_to = getattr(members[0], "whole_view_to", None) if members else None
             if whole_view_to is None:
-                listener.behind = 0
+                listener.behind, listener.talk_behind = 0, False
                 return
             listener.caught_up_at = clock()
+            # Chat messages that come while the view is rendered ask for another round.
+            talk, listener.talk_behind = listener.talk_behind, False
             try:
-                size, version = await whole_view_to(members)
+                version = await whole_view_to(members, talk, listener.budget.pay)
             except Exception:
                 log.exception("Could not catch %s up", group)
-                size, version = 0, listener.behind
-            listener.budget.spend(size)
+                version = listener.behind
+            if version is None:  # the budget was spent while it was rendered: again later
+                listener.talk_behind = listener.talk_behind or talk
+                continue
             if version >= listener.behind:
                 listener.behind = 0
 
@@ -243,6 +271,24 @@ def hub() -> Hub:
             del _hubs[old]
         h = _hubs[loop] = Hub(layer)
     return h
+
+
+def _budget_of(group: str) -> ByteBudget | None:
+    listener = hub().groups.get(group)
+    return None if listener is None else listener.budget
+
+
+def pay(group: str, size: int) -> bool:
+    """Take `size` bytes, about to be sent to one socket of the group, from its budget if it
+    is not overdrawn (always, for a group without one); False: send nothing."""
+    budget = _budget_of(group)
+    return budget is None or budget.pay(size)
+
+
+async def wait_for_budget(group: str) -> None:
+    """Until the group's byte budget is no longer overdrawn (at once if it has none)."""
+    while (budget := _budget_of(group)) is not None and (wait := budget.wait()) > 0:
+        await pause(wait)
 
 
 async def join(group: str, member: Member) -> None:
