@@ -147,7 +147,29 @@ def a_window_command(enc: Encounter, state: State, rng: random.Random) -> Any:
         ]
         if pairs:
             a, b = rng.choice(pairs)
+            beside = _cell_beside(state, a.id, b.id)
+            if beside is not None:
+                # On a map, engagement follows from where the tokens stand.
+                return gm, {"type": "place", "actor": a.id, "cell": beside}
             return gm, {"type": "engage", "actor": a.id, "target": b.id}
+    return None
+
+
+def _cell_beside(state: State, mover: str, enemy: str) -> str | None:
+    """A free cell next to `enemy`'s token ("x,y") for `mover`'s token, or None without a
+    map (or with either off it)."""
+    board = state.board
+    tokens = board["tokens"] if board else {}
+    if not board or not (tokens.get(mover) or {}).get("at") or not tokens.get(enemy, {}).get("at"):
+        return None
+    taken = {tuple(t["at"]) for cid, t in tokens.items() if t.get("at") and cid != mover}
+    walls = {k for k, v in (board.get("terrain") or {}).items() if v in ("wall", "deep_water")}
+    ex, ey = tokens[enemy]["at"]
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)):
+        x, y = ex + dx, ey + dy
+        inside = 0 <= x < board["width"] and 0 <= y < board["height"]
+        if inside and (x, y) not in taken and f"{x},{y}" not in walls:
+            return f"{x},{y}"
     return None
 
 
