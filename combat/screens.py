@@ -142,8 +142,10 @@ def _version_for(
     involved = [i for i in ev.get("involved") or () if i not in hides]
     if any(i in gone for i in involved):
         return None
+    # What the unseen attacker paid, and whether it reacted, are its own.
+    own = {k: v for k, v in _one_version(ev).items() if k not in ("paid", "reaction")}
     return {
-        **_one_version(ev),
+        **own,
         **_words_of(ev, unseen),
         "actor": None if ev.get("actor") in hides else ev.get("actor"),
         "involved": involved,
