@@ -660,6 +660,22 @@ def log_lines(
     return KeyedList(lines)
 
 
+def announce_lines(
+    entries: list[Entry], audience: str, hidden: tuple[str, ...], veiled: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """What a screen reader says of the newest command this reader can read: its events'
+    sentences in order, each with its dice, written as the log writes them for the reader
+    (so nothing of a hidden combatant is in them), and the command's `seq`
+    (static/js/a11y.js reads a `seq` it has not read yet). A command the reader reads none
+    of leaves this as it was: it is not pushed, and nothing tells them it happened."""
+    for entry in entries:
+        lines = _entry_lines(entry, audience == GM, hidden, veiled)
+        if lines:
+            said = [{"text": line["text"], "rolls": list(line["rolls"])} for line in lines]
+            return {"seq": entry.seq, "lines": said[::-1]}
+    return {"seq": 0, "lines": []}
+
+
 def _entry_lines(
     entry: Entry, gm: bool, hidden: tuple[str, ...], veiled: tuple[str, ...] = ()
 ) -> list[KeyedDict]:
@@ -999,6 +1015,12 @@ def _common(
             ),
         ),
         "board": shared.get_or(("board", audience), lambda: board_view(state, audience, turn)),
+        "announce": shared.get_or(
+            ("announce", audience),
+            lambda: announce_lines(
+                shared.get_or("entries", lambda: recent_entries(enc)), audience, hidden, veiled
+            ),
+        ),
         "_visible": visible,
         "_hidden": hidden,
     }
@@ -1191,6 +1213,7 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None, inside="roster")
     regions["log"] = Region("log", {"log": ctx["log"]}, None)
     regions["board"] = Region("board", {"board": ctx["board"]}, None)
+    regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
 
 
@@ -1246,6 +1269,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         {"board": ctx["board"], "post_url": ctx["post_url"], "move_url": ctx["move_url"]},
         None,
     )
+    regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
 
 

@@ -80,10 +80,12 @@ async def test_damage_to_one_combatant_sends_that_card_not_the_rest(table: Table
 
     await gm_command(table, type="damage", actor=table.goblin, amount=3)
     sent = await regions_pushed(table, comm)
-    # The Goblin's card (Unhurt to Hurt) and the log's new line, and nothing else drawn
-    # again: not the order, the map, the roster around the cards, nor Ana's or Bram's card.
+    # The Goblin's card (Unhurt to Hurt), the log's new line and its sentence for screen
+    # readers (#announce-events), and nothing else drawn again: not the order, the map,
+    # the roster around the cards, nor Ana's or Bram's card.
     assert f"roster-{table.goblin}" in sent and "log" in sent, sent
-    assert set(sent) <= {f"roster-{table.goblin}", "log", "spotlight", "status", "sync"}, sent
+    allowed = {f"roster-{table.goblin}", "log", "announce-events", "spotlight", "status", "sync"}
+    assert set(sent) <= allowed, sent
     for absent in ("order", "board", "roster", f"roster-{table.ana}", f"roster-{table.bram}"):
         assert absent not in sent, (absent, sent)
     await comm.disconnect()
