@@ -382,6 +382,9 @@ class Event(Schema):
     gm_only: bool
     round: int | None
     data: dict[str, Any]
+    # On an action's first event: what was paid for it, per resource, and if a reaction.
+    paid: dict[str, int] | None = None
+    reaction: bool | None = None
 
 
 class CommandOut(Schema):

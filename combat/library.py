@@ -745,6 +745,15 @@ def _clean_event(ev: Any, ids: dict[str, str]) -> dict[str, Any] | None:
     involved: list[Any] = raw_involved if isinstance(raw_involved, list) else []
     round_no = ev.get("round")
     out = _cleaned(ev, ids, clean_data, rolls, involved, round_no)
+    paid = ev.get("paid")
+    if isinstance(paid, dict):
+        # What an action paid, per resource: the summary of the imported fight counts it.
+        out["paid"] = {
+            str(k)[:40]: v
+            for k, v in list(paid.items())[:8]
+            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1000
+        }
+        out["reaction"] = bool(ev.get("reaction"))
     health = ev.get("health")
     if isinstance(health, dict) and isinstance(health.get("text"), str):
         # The words without a health number, for readers who may not know that NPC's HP.

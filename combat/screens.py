@@ -142,8 +142,10 @@ def _version_for(
     involved = [i for i in ev.get("involved") or () if i not in hides]
     if any(i in gone for i in involved):
         return None
+    # What the unseen attacker paid, and whether it reacted, are its own.
+    own = {k: v for k, v in _one_version(ev).items() if k not in ("paid", "reaction")}
     return {
-        **_one_version(ev),
+        **own,
         **_words_of(ev, unseen),
         "actor": None if ev.get("actor") in hides else ev.get("actor"),
         "involved": involved,
@@ -658,6 +660,22 @@ def log_lines(
     return KeyedList(lines)
 
 
+def announce_lines(
+    entries: list[Entry], audience: str, hidden: tuple[str, ...], veiled: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """What a screen reader says of the newest command this reader can read: its events'
+    sentences in order, each with its dice, written as the log writes them for the reader
+    (so nothing of a hidden combatant is in them), and the command's `seq`
+    (static/js/a11y.js reads a `seq` it has not read yet). A command the reader reads none
+    of leaves this as it was: it is not pushed, and nothing tells them it happened."""
+    for entry in entries:
+        lines = _entry_lines(entry, audience == GM, hidden, veiled)
+        if lines:
+            said = [{"text": line["text"], "rolls": list(line["rolls"])} for line in lines]
+            return {"seq": entry.seq, "lines": said[::-1]}
+    return {"seq": 0, "lines": []}
+
+
 def _entry_lines(
     entry: Entry, gm: bool, hidden: tuple[str, ...], veiled: tuple[str, ...] = ()
 ) -> list[KeyedDict]:
@@ -1002,6 +1020,12 @@ def _common(
             ),
         ),
         "board": shared.get_or(("board", audience), lambda: board_view(state, audience, turn)),
+        "announce": shared.get_or(
+            ("announce", audience),
+            lambda: announce_lines(
+                shared.get_or("entries", lambda: recent_entries(enc)), audience, hidden, veiled
+            ),
+        ),
         "_visible": visible,
         "_hidden": hidden,
     }
@@ -1228,6 +1252,7 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None, inside="roster")
     regions["log"] = log_region(ctx["log"])
     regions.update(board_regions(ctx["board"], {}))
+    regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
 
 
@@ -1266,6 +1291,7 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
             "gm_row", {**ctx, "c": card}, {"c": card}, inside="order"
         )
     regions["log"] = log_region(ctx["log"])
+    regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
 
 
@@ -1321,6 +1347,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     regions.update(
         board_regions(ctx["board"], {"post_url": ctx["post_url"], "move_url": ctx["move_url"]})
     )
+    regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
 
 

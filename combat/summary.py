@@ -1,22 +1,25 @@
 """After combat: what each combatant spent, dealt, took and reacted, drawn as SVG charts.
 
-Everything is derived from the log: each accepted command (not undone) with the state
-from before it, and the events it produced. The state after an entry is the state before
-the next one (or the encounter's current state after the last); the log keeps the way
-back from each, so it is read newest first (`steps`).
+Everything is read from the log: each accepted command (not undone), its events as the
+reader reads them (`screens.event_for` for players and spectators, so a hidden
+combatant's doings and a veiled HP number are absent by construction), and the states
+around it. The state after an entry is the state before the next one (or the
+encounter's current state after the last); the log keeps the way back from each, so it
+is read newest first (`steps`).
 
-- Spent: the price the rules charged for each action taken (the ruleset's own `price`,
-  so an Empowered Attack with +1 to hit counts 2 AP), by the round it was taken in.
-  A GM's "grant free" costs nothing.
+- Spent: what each action's event says was paid (`paid`, per resource, written by the
+  rules engine when it charged the action), by the round of the event; the charts count
+  the ruleset's currency (`currency_resource`). A GM's "grant free" paid nothing.
+  Nothing is priced again here.
 - Damage dealt: the damage of each hit an attacker rolled (events with `data.damage`).
 - Damage taken: the HP each combatant lost (the states' difference), whoever caused it,
   the GM's own "damage" included; healing is not subtracted.
-- Reactions used: accepted reaction prompts, and actions that are reactions.
+- Reactions used: accepted reaction prompts, and actions whose event says they are
+  reactions.
 
 The charts are drawn here as plain shapes (rectangles, lines, text) and rendered by
 the template into inline SVG: readable with no JavaScript, each with a title, a sentence
-describing it and the same numbers in a table. Players and spectators get the same page
-without hidden combatants and without the GM's secret entries.
+describing it and the same numbers in a table.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from combat import statediff
+from combat import screens, statediff
 from combat.access import encounter_by_spectator_token, gm_encounter, seat_by_token
 from combat.models import Encounter, LogEntry
 from combat.rules import Encounter as State
@@ -61,6 +64,8 @@ class Tally:
     dealt: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     taken: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     reactions: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    # What each paid in all, per resource ("ap", "effort", "bonus").
+    paid: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(dict))
     actions: int = 0
     rounds: int = 0
 
@@ -73,21 +78,6 @@ def _accepted(value: Any) -> bool:
     if isinstance(value, str):
         return value.lower() in ("1", "true", "yes", "on")
     return value is None or bool(value)
-
-
-def _price(state_before: dict[str, Any], cmd: dict[str, Any]) -> tuple[int, bool]:
-    """What the rules charged for an `act` command, and whether the action is a reaction."""
-    try:
-        state = State.from_dict(state_before)
-        rs = get_ruleset(state.ruleset)
-        c = state.combatants.get(str(cmd.get("actor")))
-        a = rs.action(state, str(cmd.get("action")), c)
-        opts = dict(cmd.get("options") or {})
-        if cmd.get("target"):
-            opts["target"] = cmd["target"]
-        return int(rs.price(state, c, a, opts)) if c is not None else int(a.cost), a.reaction
-    except Exception:  # an action the rules no longer know: count nothing rather than fail
-        return 0, False
 
 
 def _round_of(events: list[Any], state_before: dict[str, Any]) -> int:
@@ -111,7 +101,6 @@ class Step:
     events: list[Any]
     seen: Seen
     round_no: int
-    price: tuple[int, bool] = (0, False)
     lost: list[tuple[str, int]] = field(default_factory=list)
 
 
@@ -170,8 +159,6 @@ def steps(enc: Encounter) -> list[Step]:
             round_no=_round_of(entry.events or [], before or {}),
         )
         counted = not entry.undone and entry.kind != LogEntry.UNDO
-        if counted and cmd.get("type") == "act":
-            step.price = _price(before or {}, cmd)
         if counted and entry.kind == LogEntry.COMMAND and cmd.get("type") not in NOT_HARM:
             step.lost = _lost(before or {}, after or {})
         out.append(step)
@@ -179,77 +166,90 @@ def steps(enc: Encounter) -> list[Step]:
     return out
 
 
-def _count_command(t: Tally, step: Step, actor: str) -> None:
-    """An action (with what it cost, in its round), a granted action, or a reaction."""
+def _reader_events(
+    step: Step, hidden: tuple[str, ...] | None, veiled: tuple[str, ...]
+) -> list[dict[str, Any]]:
+    """The step's events as the reader reads them: every one for the GM (`hidden` None),
+    else each as `screens.event_for` gives it to a player or spectator, or not at all."""
+    evs = [ev for ev in step.events if isinstance(ev, dict)]
+    if hidden is None:
+        return evs
+    return [v for v in (screens.event_for(ev, hidden, veiled) for ev in evs) if v is not None]
+
+
+def _count_paid(t: Tally, ev: dict[str, Any], currency: str) -> None:
+    """An action taken: what its event says was paid (in its round), and a reaction."""
+    who, paid = ev.get("actor"), ev.get("paid")
+    if not isinstance(who, str) or not isinstance(paid, dict):
+        return
+    t.actions += 1
+    round_no = ev.get("round") if isinstance(ev.get("round"), int) else 0
+    amounts = {k: v for k, v in paid.items() if isinstance(v, int)}
+    if round_no:
+        t.add_spent(who, round_no, amounts.get(currency, 0))
+    totals = t.paid[who]
+    for k, v in amounts.items():
+        totals[k] = totals.get(k, 0) + v
+    if ev.get("reaction"):
+        t.reactions[who] += 1
+
+
+def _count_hits(t: Tally, step: Step, ev: dict[str, Any]) -> None:
+    """Damage dealt by a hit (a reader who may not know the target's HP gets no data)."""
+    raw = ev.get("data")
+    data: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    dmg, who = data.get("damage"), ev.get("actor")
+    if data.get("hit") and isinstance(dmg, int) and isinstance(who, str):
+        t.dealt[who] += dmg
+        if step.kind == LogEntry.IMPORTED and isinstance(data.get("target"), str):
+            t.taken[data["target"]] += dmg
+
+
+def _reacted(step: Step, evs: list[dict[str, Any]]) -> str | None:
+    """Who answered a reaction prompt in this step, when the reader sees them in it."""
     cmd = step.command
-    kind = cmd.get("type")
-    if kind == "act":
-        cost, is_reaction = step.price
-        t.actions += 1
-        if step.round_no:
-            t.add_spent(actor, step.round_no, cost)
-        if is_reaction:
-            t.reactions[actor] += 1
-    elif kind == "grant":
-        t.actions += 1
-        if step.round_no:
-            t.add_spent(actor, step.round_no, 0)
-    elif kind == "react" and _accepted(cmd.get("accept", True)):
-        t.reactions[actor] += 1
-
-
-def _count_hits(t: Tally, step: Step, audience: str, veiled: frozenset[str] = frozenset()) -> None:
-    """Damage dealt by the hits among the step's events that `audience` saw, leaving out
-    hits on those whose HP they may not know exactly (banded or hidden NPC health)."""
-    for ev in step.events:
-        if not isinstance(ev, dict) or (audience != GM and ev.get("gm_only")):
-            continue
-        raw = ev.get("data")
-        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        dmg = data.get("damage")
-        who = ev.get("actor")
-        if data.get("target") in veiled:
-            continue
-        if data.get("hit") and isinstance(dmg, int) and isinstance(who, str):
-            t.dealt[who] += dmg
-            if step.kind == LogEntry.IMPORTED and isinstance(data.get("target"), str):
-                t.taken[data["target"]] += dmg
+    who = cmd.get("actor")
+    if cmd.get("type") != "react" or not _accepted(cmd.get("accept", True)):
+        return None
+    if not isinstance(who, str):
+        return None
+    seen = any(who == ev.get("actor") or who in (ev.get("involved") or ()) for ev in evs)
+    return who if seen else None
 
 
 def tally(enc: Encounter, audience: str = GM) -> Tally:
     """Walk the log once and count, for `audience` (the GM sees everyone)."""
     t = Tally()
-    # Whose HP players and spectators may not know exactly: no damage number of theirs.
-    veiled = frozenset() if audience == GM else frozenset(veiled_ids(State.from_dict(enc.state)))
+    state = State.from_dict(enc.state)
+    currency = get_ruleset(state.ruleset).currency_resource
+    # Who the reader cannot see, and whose HP they may not know exactly (no damage number).
+    hidden = None if audience == GM else screens.hidden_ids(state)
+    veiled = () if audience == GM else tuple(sorted(veiled_ids(state)))
     for step in steps(enc):
         _meet(t, step.seen)
         if step.undone or step.kind == LogEntry.UNDO:
             continue
-        cmd = step.command
-        kind = cmd.get("type")
-        round_no = step.round_no
-        t.rounds = max(t.rounds, round_no)
-        # What players never saw in the log (a hidden combatant's doing) is not counted
-        # for them; HP lost still is, as their own pages showed it.
-        secret = bool(step.events) and all(
-            isinstance(ev, dict) and ev.get("gm_only") for ev in step.events
-        )
-        actor = cmd.get("actor") if isinstance(cmd.get("actor"), str) else None
-        if audience != GM and secret:
-            actor = None
-        if actor:
-            _count_command(t, step, actor)
-        _count_hits(t, step, audience, veiled)
+        t.rounds = max(t.rounds, step.round_no)
+        evs = _reader_events(step, hidden, veiled)
+        for ev in evs:
+            _count_paid(t, ev, currency)
+            _count_hits(t, step, ev)
+        reactor = _reacted(step, evs)
+        if reactor:
+            t.reactions[reactor] += 1
         if step.kind == LogEntry.IMPORTED:
             # Imported history carries no states of its own: only the GM's damage by hand.
+            cmd = step.command
+            who = cmd.get("actor")
             if (
-                kind == "damage"
-                and actor
-                and actor not in veiled
+                cmd.get("type") == "damage"
+                and isinstance(who, str)
+                and evs
+                and who not in veiled
                 and isinstance(cmd.get("amount"), int | str)
             ):
                 with contextlib.suppress(ValueError):
-                    t.taken[actor] += max(0, int(cmd["amount"]))
+                    t.taken[who] += max(0, int(cmd["amount"]))
             continue
         for cid, amount in step.lost:
             if cid not in veiled:
@@ -387,6 +387,11 @@ def reactions_chart(t: Tally, ids: list[str]) -> dict[str, Any]:
     return chart
 
 
+def _paid_words(paid: dict[str, int], names: dict[str, str]) -> str:
+    """What a combatant paid in all, per resource: "5 ½-Action steps, 1 Bonus Actions"."""
+    return ", ".join(f"{n} {names.get(k, k)}" for k, n in sorted(paid.items()) if n) or "nothing"
+
+
 def summary_context(enc: Encounter, audience: str = GM) -> dict[str, Any]:
     """Everything the summary page shows, for `audience`."""
     t = tally(enc, audience)
@@ -402,6 +407,7 @@ def summary_context(enc: Encounter, audience: str = GM) -> dict[str, Any]:
             "dealt": t.dealt.get(cid, 0),
             "taken": t.taken.get(cid, 0),
             "reactions": t.reactions.get(cid, 0),
+            "paid": _paid_words(t.paid.get(cid, {}), rs.resource_names),
             "hidden": cid in t.hidden,
         }
         for cid in ids

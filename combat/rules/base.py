@@ -67,6 +67,10 @@ class Ruleset:
     key = ""
     name = ""
     currency = "AP"
+    # The resource `currency` counts (the summary's "spent" per round).
+    currency_resource = "ap"
+    # Each resource an action may be paid with, as the summary names it.
+    resource_names: dict[str, str] = {"ap": "AP"}  # noqa: RUF012 - read only
     settings: tuple[Setting, ...] = ()
     actions: tuple[ActionDef, ...] = ()
     uses_passes = False
@@ -235,6 +239,15 @@ class Ruleset:
 
     def price(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> int:
         return a.cost
+
+    def paid(self, c: Combatant, before: dict[str, Any], opts: dict[str, Any]) -> dict[str, int]:
+        """What `pay` took, per resource (`before` is `c.res` before it): a fact of the
+        action's event, read by the summary instead of pricing the action again."""
+        return {
+            k: before[k] - v
+            for k, v in c.res.items()
+            if isinstance(v, int) and isinstance(before.get(k), int) and before[k] > v
+        }
 
     def price_text(self, enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, Any]) -> str:
         """What this use of the action costs `c`, in words: "3 AP", "free"."""

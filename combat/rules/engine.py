@@ -709,16 +709,28 @@ def cmd_act(
             **r.refusal.args,
         ) from None
     start = len(ev.items)
+    before = dict(c.res)
     if free:
         ev.add("ruling", say="grant_free", actor=c.id, ruling=True, data={"action": a.name})
     else:
         rs.pay(enc, c, a, opts)
+    paid = {} if free else rs.paid(c, before, opts)
     rs.record(enc, c, a, free=free)
     rs.resolve(enc, c, a, opts, rng, ev)
+    mark_paid(ev, start, c.id, paid, a.reaction)
     ends = rs.after_action(enc, c, a, opts, ev) or turn_holder_down(enc)
     mark_for_player(enc, cmd, c.id, ev, start)
     if ends:
         flow.finish_turn(enc, rs, ev)
+
+
+def mark_paid(ev: Events, start: int, actor: str, paid: dict[str, int], reaction: bool) -> None:
+    """The action's first event carries what was paid for it, per resource, and whether it
+    is a reaction: facts the summary counts (an action granted free paid nothing)."""
+    mine = [e for e in ev.items[start:] if e["actor"] == actor] or ev.items[start:]
+    if mine:
+        mine[0]["paid"] = paid
+        mine[0]["reaction"] = reaction
 
 
 def mark_for_player(

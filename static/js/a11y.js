@@ -1,7 +1,9 @@
 /* The table for people who cannot see it change, and for those who look away.
  *
  * - Announces, through the page's live regions (#announce, #announce-urgent in base.html,
- *   never swapped), what a push changed: whose turn it is, a reaction on offer, a roll.
+ *   never swapped), what a push changed: whose turn it is, a reaction on offer, and what
+ *   the newest command did, in the sentences the server wrote for this reader
+ *   (#announce-events, pushed with each new command; nothing is read off the log).
  * - On a player's page, "your turn" and "reaction available" also change the document
  *   title, mark <body>, vibrate where the browser allows, and beep if the player turned
  *   the sound on (off by default, remembered in this browser).
@@ -54,7 +56,7 @@
   function snapshot() {
     var status = document.getElementById("status");
     var sync = document.getElementById("sync");
-    var lines = document.querySelectorAll("#log .log-line");
+    var events = document.getElementById("announce-events");
     var mine = [];
     document.querySelectorAll("#panels .combatant.is-turn").forEach(function (panel) {
       mine.push(text(panel.querySelector("h2")));
@@ -74,22 +76,17 @@
       turn: text(status && status.querySelector("[data-testid='turn']")),
       mine: mine,
       windows: windows,
-      topSeq: lines.length ? Number(lines[0].getAttribute("data-seq")) || 0 : 0,
+      // The command whose sentences #announce-events holds (0: none for this reader).
+      eventsSeq: events ? Number(events.getAttribute("data-seq")) || 0 : 0,
     };
   }
 
-  function newRolls(before) {
-    // The log is newest first; its lines carry the command's sequence number.
+  function newEvents(before, now) {
+    // The server wrote these for this reader: a hidden combatant is not in them.
+    if (!now.eventsSeq || now.eventsSeq === before.eventsSeq) return [];
     var out = [];
-    document.querySelectorAll("#log .log-line").forEach(function (li) {
-      var seq = Number(li.getAttribute("data-seq")) || 0;
-      if (seq > before && li.querySelector(".roll") && out.length < 3) {
-        var rolls = [];
-        li.querySelectorAll(".roll").forEach(function (r) {
-          rolls.push(text(r).replace(/^roll\s*/i, ""));
-        });
-        out.unshift(text(li.querySelector(".text")) + " Rolled " + rolls.join("; ") + ".");
-      }
+    document.querySelectorAll("#announce-events .announce-line").forEach(function (p) {
+      out.push(text(p));
     });
     return out;
   }
@@ -201,7 +198,7 @@
       if (isPlayer && w.mine) urgent.push("Reaction available: " + w.text);
       else polite.push(w.text);
     });
-    polite = polite.concat(newRolls(before.topSeq));
+    polite = polite.concat(newEvents(before, now));
     if (urgent.length) {
       say(urgent.concat(polite).join(" "), true);
       beep();

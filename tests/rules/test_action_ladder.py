@@ -276,6 +276,10 @@ def test_taking_each_action_pays_its_cost(key, opts, cond, effort, bonus):
     before = dict(res(t, a))
     ok(t.act(a, key, **opts))
     after = t.c(a).res
+    # The action's event says what was paid, per resource (what the summary counts).
+    lead = next(e for e in t.last.events if "paid" in e)
+    assert lead["actor"] == a
+    assert lead["paid"] == {k: v for k, v in (("effort", effort), ("bonus", bonus)) if v}
     if key == "skip":  # Skip ends the turn: the effort left is then lost
         assert after["bonus"] == before["bonus"]
         return

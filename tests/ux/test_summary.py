@@ -150,3 +150,61 @@ def test_an_imported_fight_keeps_its_summary(fight):
     assert t.taken[by_name["Goblin"]] == 13
     assert t.reactions[by_name["Ana"]] == 1
     assert t.spent[by_name["Ana"]] == {1: 3, 2: 1}
+
+
+def _what_the_events_say(enc) -> tuple[dict, dict]:
+    """AP paid per actor and round, and damage dealt per attacker, read straight from the
+    stored events of the commands that still stand."""
+    spent: dict = {}
+    dealt: dict = {}
+    for entry in enc.log.order_by("seq"):
+        if entry.undone or entry.kind == "undo":
+            continue
+        for ev in entry.events:
+            if "paid" in ev:
+                per = spent.setdefault(ev["actor"], {})
+                per[ev["round"]] = per.get(ev["round"], 0) + ev["paid"].get("ap", 0)
+            if ev["data"].get("hit"):
+                dealt[ev["actor"]] = dealt.get(ev["actor"], 0) + ev["data"]["damage"]
+    return spent, dealt
+
+
+def test_the_summary_reads_what_was_paid_and_rolled_from_the_events(fight):
+    """Issue 29: the summary reads what was paid and rolled from the events."""
+    enc, ana = fight["enc"], fight["ana"]
+    empowered = next(
+        ev for e in enc.log.order_by("seq") for ev in e.events if ev.get("paid") == {"ap": 2}
+    )
+    assert empowered["actor"] == ana and empowered["reaction"] is False
+    spent, dealt = _what_the_events_say(enc)
+    t = summary.tally(enc)
+    assert dict(t.spent) == spent
+    assert dict(t.dealt) == dealt
+    assert t.paid[ana] == {"ap": 4}
+    html = unescape(client_for(fight["owner"]).get(f"/enc/{enc.pk}/summary/").content.decode())
+    assert f'data-testid="paid-{ana}">4 AP<' in html
+
+
+def test_a_players_summary_leaves_out_what_the_hidden_troll_did(fight):
+    """Hidden combatants are absent by construction: the player's tally is built from the
+    events as `screens.event_for` gives them to a player."""
+    troll, ana = fight["troll"], fight["ana"]
+    gm_t = summary.tally(fight["enc"], summary.GM)
+    t = summary.tally(fight["enc"], summary.PUBLIC)
+    assert troll not in t.spent and troll not in t.dealt and troll not in t.paid
+    assert t.actions == gm_t.actions - 1  # the troll's attack is not one the players saw
+    assert t.spent[ana] == gm_t.spent[ana] and t.reactions[ana] == 1
+    assert t.taken[ana] == 6  # the troll's hit is still felt by Ana
+
+
+def test_the_summary_prices_nothing_again(fight, monkeypatch):
+    """What was paid is a fact of the events: the ruleset's pricing is never asked."""
+    from combat.rules.action_points import ActionPoints
+
+    def no_pricing(*args, **kwargs):
+        raise AssertionError("the summary priced an action again")
+
+    monkeypatch.setattr(ActionPoints, "price", no_pricing)
+    r = client_for(fight["owner"]).get(f"/enc/{fight['enc'].pk}/summary/")
+    assert r.status_code == 200
+    assert f'data-testid="spent-{fight["ana"]}">4<' in r.content.decode()

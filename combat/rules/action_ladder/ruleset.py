@@ -78,6 +78,8 @@ class ActionLadder(Ruleset):
     )
     name = "Action Ladder"
     currency = "½-Action steps"
+    currency_resource = "effort"
+    resource_names = {"effort": "½-Action steps", "bonus": "Bonus Actions"}  # noqa: RUF012
     actions = ACTIONS
     # Attacked or thrown at by someone unseen, the defender still Dodges, Parries, Blocks
     # or Catches; a hidden mover's Opportunity Attack is the GM's (one cannot see it go).
@@ -459,6 +461,12 @@ class ActionLadder(Ruleset):
             "disengaged": bool(a.extra.get("movement") and c.turn.get("disengage")),
         }
         opts["_started"] = [have, effort - have]
+
+    def paid(self, c: Combatant, before: dict[str, Any], opts: Opts) -> dict[str, int]:
+        """The whole price, the effort carried to a later turn included (RULINGS ladder 2):
+        the action is priced once, when it is started."""
+        effort, bonus = opts.get("_paid") or (0, 0)
+        return {k: v for k, v in (("effort", effort), ("bonus", bonus)) if v}
 
     def record(self, enc: Encounter, c: Combatant, a: ActionDef, *, free: bool) -> None:
         super().record(enc, c, a, free=free)
