@@ -19,7 +19,7 @@ PARALLEL = -n $(WORKERS) --dist loadfile --max-worker-restart=0
 # What `make quick` leaves out: the browser, scale-out and fuzz tests (pyproject markers).
 QUICK = not browser and not scaleout and not fuzz
 
-.PHONY: run test quick screenshots lighthouse bench bench-imports lint typecheck check setup clean
+.PHONY: run test quick screenshots lighthouse bench bench-imports bench-flood lint typecheck check setup clean
 
 setup: $(STAMP)
 
@@ -61,6 +61,11 @@ bench: $(STAMP)
 # Another table's commands while a GM imports the largest exports allowed (docs/security.md).
 bench-imports: $(STAMP)
 	$(PY) -m tests.bench.imports
+
+# Another table's command time while one player floods, one account sends through ten
+# tokens, and twenty spectator screens ask for whole views (docs/security.md).
+bench-flood: $(STAMP)
+	$(PY) -m tests.bench.flood
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -1,4 +1,4 @@
-"""Bytes of the spectators' and the players' frames per command: the regions that changed,
+"""Bytes of the GM's, the spectators' and the players' frames per command: the regions that changed,
 and the whole view the same push would have been without them.
 
 Not collected by the suite; run it by name:
@@ -26,17 +26,18 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.fuzz, pytest.
 @pytest.mark.parametrize("ruleset", sorted(rulesets()))
 async def test_frame_bytes(ruleset: str, settings, monkeypatch) -> None:
     sizes: dict[str, dict[str, list[int]]] = {
-        audience: {"whole": [], "regions": []} for audience in ("spectator", "player")
+        audience: {"whole": [], "regions": []} for audience in ("gm", "spectator", "player")
     }
     real = broadcast.render_changes
 
     # What the frames pushed as regions are made of: bytes by kind of region (its id without
     # the combatant's or the line's own part), per audience.
-    parts: dict[str, dict[str, int]] = {"spectator": {}, "player": {}}
+    parts: dict[str, dict[str, int]] = {"gm": {}, "spectator": {}, "player": {}}
+    names = {broadcast.GM: "gm", broadcast.PLAYER: "player"}
 
     def measured(template, regions, whole, **kw):
         html = real(template, regions, whole, **kw)
-        audience = "player" if kw["audience"] == broadcast.PLAYER else "spectator"
+        audience = names.get(kw["audience"], "spectator")
         got = sizes[audience]
         got["regions"].append(len(html.encode()))
         whole_html = whole()
