@@ -1281,7 +1281,6 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         ),
         "order": Region("order", ctx, {"rows": [c["id"] for c in ctx["combatants"]]}),
         "reactions": part("reactions", "pending"),
-        "turn": part("turn", "turn_card", "status"),
         "presence": part("presence", "presence"),
         "seats": part("seats", "seats", "spectator_on"),
         "board": part("board", "board"),
@@ -1290,6 +1289,7 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         regions[f"combatant-{card['id']}"] = Region(
             "gm_row", {**ctx, "c": card}, {"c": card}, inside="order"
         )
+    regions.update(turn_regions(ctx))
     regions["log"] = log_region(ctx["log"])
     regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
@@ -1348,6 +1348,26 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         board_regions(ctx["board"], {"post_url": ctx["post_url"], "move_url": ctx["move_url"]})
     )
     regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
+    return regions
+
+
+def turn_regions(ctx: dict[str, Any]) -> dict[str, Region]:
+    """The GM's turn panel as regions: the panel, the acting combatant's resources and each
+    of its actions, compared as a seat's panel is (`panel_regions`): spending sends the
+    resources, an action that is allowed or refused as before is not sent again."""
+    card = ctx["turn_card"]
+    if card is None:
+        return {"turn": Region("turn", ctx, {"turn_card": None, "status": ctx["status"]})}
+    cid = card["id"]
+    urls = {"post_url": ctx["post_url"], "preview_url": ctx["preview_url"]}
+    inner = panel_regions(card, urls)
+    panel = inner.pop(f"panel-{cid}")
+    regions = {"turn": Region("turn", ctx, {"panel": panel.compared, "status": ctx["status"]})}
+    top = [a["key"] for a in (card.get("panel") or {}).get("top", ())]
+    for name, r in inner.items():
+        # The first action now carries the A key (templates: actions.html, `first`).
+        first = {"first": True} if top and name == f"action-{cid}-{top[0]}" else {}
+        regions[name] = Region(r.partial, {**r.model, **first}, None, inside="turn")
     return regions
 
 

@@ -281,6 +281,9 @@ def test_an_npc_turn_by_keys_alone(make_table, browser, live_server_url):
         page.keyboard.press("a")
         expect(gm.hp(t.bram)).to_have_text(f"HP {HP - 1} of {HP}")
         expect(gm.hp(t.ana)).to_have_text(f"HP {HP} of {HP}")
+        # N is the advance button pressed again: it waits out the double-tap guard
+        # (static/js/posts.js) of the last advance, as a person's second press would.
+        expect(page.get_by_test_id("advance-turn")).to_be_enabled()
         page.keyboard.press("n")
         expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
         page.keyboard.press("?")

@@ -30,7 +30,7 @@ from combat.models import Encounter
 from tests.markers import is_view, pushed_so_far
 from tests.replay import fragments
 
-from .conftest import HIDDEN, Table, player_socket, spectator_socket
+from .conftest import HIDDEN, Table, gm_socket, player_socket, spectator_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -272,3 +272,36 @@ async def test_spending_on_an_action_sends_the_panels_resources_not_the_whole_pa
     assert not [ident for ident in sent if ident.startswith("action-")], list(sent)
     assert "AP 2 of 3" in sent[f"resources-{table.ana}"], sent[f"resources-{table.ana}"]
     assert sum(len(html.encode()) for html in sent.values()) < 3000, list(sent)
+
+
+# --- the GM's console ---------------------------------------------------------------------
+
+
+async def gm_regions_pushed(t: Table, comm) -> list[str]:
+    views = [
+        f for f in await pushed_so_far(comm, broadcast.group_name(t.enc.pk, "gm")) if is_view(f)
+    ]
+    assert len(views) == 1, views
+    return [ident for ident, _ in fragments(views[0])[0]]
+
+
+async def test_a_blow_sends_the_gm_the_struck_row_not_the_whole_list(table: Table):
+    comm = gm_socket(table)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_from(timeout=TIMEOUT)
+    await gm_command(table, type="start_combat")
+    first = await gm_regions_pushed(table, comm)
+    assert "order" in first  # nothing to compare with yet: the whole console
+
+    await gm_command(table, type="damage", actor=table.goblin, amount=3)
+    sent = await gm_regions_pushed(table, comm)
+    assert f"combatant-{table.goblin}" in sent and "log-list" in sent, sent
+    for absent in ("order", "board", "controls", f"combatant-{table.ana}", "log"):
+        assert absent not in sent, (absent, sent)
+
+    # The turn passing redraws the row that loses the turn and the row that gets it.
+    await gm_command(table, type="end_turn", actor=table.ana)
+    sent = await gm_regions_pushed(table, comm)
+    assert {f"combatant-{table.ana}", f"combatant-{table.bram}", "turn"} <= set(sent), sent
+    await comm.disconnect()
