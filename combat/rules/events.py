@@ -76,47 +76,32 @@ class Events:
         self,
         event: dict[str, Any],
         hides: str,
-        text: str | None = None,
         rolls: tuple[Roll, ...] = (),
         data: dict[str, Any] | None = None,
         own: tuple[str, ...] = (),
     ) -> None:
-        """Give `event` its own words for readers who cannot see `hides` (a hidden
-        attacker): written from what they may see, with only the rolls they may see (the
-        defender's, not the attacker's dice). Shown to them instead of nothing while
-        `hides` is the only hidden combatant the event involves (screens.event_for).
+        """Give `event` its own version for readers who cannot see `hides` (a hidden
+        attacker): its sentence is written for such a reader from the same facts, `hides`
+        named "someone unseen", with only the rolls they may see (the defender's, not the
+        attacker's dice). Shown to them instead of nothing while `hides` is the only hidden
+        combatant the event involves (screens.event_for).
 
-        For a fact (added with `say`), give no `text`: its sentence is written for such a
-        reader from the same facts, `hides` named "someone unseen". Either `data` is the
-        facts such a reader may have, or `own` names the keys of its data that are `hides`'s
-        own (its roll, its bonuses), which such a reader does not get (screens.event_for)."""
+        Either `data` is the facts such a reader may have, or `own` names the keys of its
+        data that are `hides`'s own (its roll, its bonuses), which such a reader does not
+        get (screens.event_for)."""
         event["unseen"] = {"hides": [hides], "rolls": [r.to_dict() for r in rolls]}
         if own:
             event["unseen"]["own"] = list(own)
-        if text is not None:
-            event["unseen"].update(text=text, data=data or {})
-        elif data is not None:
+        if data is not None:
             event["unseen"]["data"] = data
 
-    def health(
-        self,
-        event: dict[str, Any],
-        of: str,
-        text: str | None = None,
-        rolls: tuple[Roll, ...] = (),
-        data: dict[str, Any] | None = None,
-    ) -> None:
-        """Give `event`, which tells a number about `of`'s health (damage dealt to it,
-        HP healed or set), its own words without that number: shown instead to readers
-        who may not know `of`'s HP exactly (a banded or hidden NPC's, screens.event_for),
-        with only the rolls that do not give the number away.
-
-        For a fact (added with `say`), give no `text`: its sentence leaves the number out
-        for such a reader by itself (`combat.words.Said.exact`); this keeps only the rolls
-        they may see."""
+    def health(self, event: dict[str, Any], of: str, rolls: tuple[Roll, ...] = ()) -> None:
+        """Mark `event` as telling a number about `of`'s health (damage dealt to it, HP
+        healed or set): readers who may not know `of`'s HP exactly (a banded or hidden
+        NPC's, screens.event_for) get its sentence without that number (it leaves the
+        number out by itself: `combat.words.Said.exact`) and only `rolls`, those that do
+        not give the number away."""
         event["health"] = {"of": [of], "rolls": [r.to_dict() for r in rolls]}
-        if text is not None:
-            event["health"].update(text=text, data=data or {})
 
 
 def _combatant_refs(value: Any, enc: Encounter) -> list[str]:
