@@ -715,6 +715,16 @@ def _worded(ev: dict[str, Any]) -> dict[str, Any] | None:
     out["involved"] = [*(involved if isinstance(involved, list) else []), *named]
     if veiled != gm:
         out["health"] = {"of": named, "text": veiled}
+    if ev.get("say") == words.WRITTEN and isinstance(out.get("data"), dict):
+        out["data"] = {k: v for k, v in out["data"].items() if k != "words"}  # now `text`
+    health = ev.get("health")
+    if ev.get("say") == words.WRITTEN and isinstance(health, dict):
+        # Words kept from before facts: the number-free ones are their own version.
+        kept = health.get("data")
+        out["health"] = {
+            "of": health.get("of"),
+            "text": str((kept if isinstance(kept, dict) else {}).get("words", "")),
+        }
     return out
 
 

@@ -9,7 +9,8 @@ know exactly is left out (`Said.exact`). So a hidden name or a veiled number nev
 a reader's sentence in the first place; nothing is scrubbed afterwards.
 
 Events written before a family moved to facts carry their words (`text`) and are read as
-they are.
+they are; those stored by earlier versions keep their words as the fact `written`
+(combat/migrations/0009_old_log_words.py), each reader's own version in its own data.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 UNSEEN = "someone unseen"
+# Events written before their family moved to facts keep their words (data.words) under
+# this sentence (combat/sentences/written.py).
+WRITTEN = "written"
 
 
 @dataclass(frozen=True)
@@ -126,10 +130,11 @@ def inner(ev: Any, reader: Reader) -> str:
     if not isinstance(ev, dict):
         raise Unsayable("A quoted event is not an event.")
     health = ev.get("health")
-    if "say" not in ev and not reader.gm and isinstance(health, dict):
-        veils = set(health.get("of") or ()) & reader.veiled
-        if veils:
+    if not reader.gm and isinstance(health, dict) and set(health.get("of") or ()) & reader.veiled:
+        if "say" not in ev:
             return str(health.get("text", ""))
+        if ev.get("say") == WRITTEN:  # words kept from before facts: the number-free ones
+            return text({**ev, "data": health.get("data") or {}}, reader)
     return text(ev, reader)
 
 
@@ -150,6 +155,9 @@ def written(ev: dict[str, Any], reader: Reader = GM_READER) -> dict[str, Any]:
         out["data"] = {}
     else:
         out["data"] = _unhidden(ev.get("data") or {}, reader.hidden)
+    if ev.get("say") == WRITTEN:
+        # Kept words are the sentence itself, in `text`: the data does not repeat them.
+        out["data"] = {k: v for k, v in out["data"].items() if k != "words"}
     return out
 
 
