@@ -310,6 +310,61 @@ def render_changes(
     return "".join(parts)
 
 
+# --- the history of frames (issue 37, step 3) ---------------------------------------------
+#
+# Every frame a push builds for an audience (the changes from its previous version to its
+# version) is kept in Django's cache under the audience's group, its link's credential and
+# the version it shows, for HISTORY_TTL seconds and HISTORY_DEPTH versions back, so that
+# whichever process holds a page's socket can answer its resync with the frames it missed
+# instead of the whole view.
+
+HISTORY_DEPTH = 20  # versions
+HISTORY_TTL = 120  # seconds: a page notices a gap at the next push or heartbeat (15 s)
+
+
+def history_key(group: str, cred: str, version: int) -> str:
+    return f"history:{group}:{cred}:{version}"
+
+
+def keep_frames(frames: list[tuple[str, str, int, int, str]]) -> None:
+    """Keep each (group, credential, version, previous version, html) pushed, and let go of
+    the frame HISTORY_DEPTH versions older."""
+    if not frames:
+        return
+    cache.set_many(
+        {history_key(g, cred, v): (prev, html) for g, cred, v, prev, html in frames},
+        HISTORY_TTL,
+    )
+    cache.delete_many([history_key(g, cred, v - HISTORY_DEPTH) for g, cred, v, _, _ in frames])
+
+
+def frames_since(group: str, cred: str, shown: int, upto: int) -> list[str] | None:
+    """The frames that bring a page of this group and credential from version `shown` to
+    `upto`, oldest first, each as it was pushed; None when the history cannot cover the gap
+    (too old, expired, or a push that was never kept), so the whole view is needed."""
+    if upto <= shown:
+        return []
+    if upto - shown > HISTORY_DEPTH:
+        return None
+    versions = range(shown + 1, upto + 1)
+    found = cache.get_many([history_key(group, cred, v) for v in versions])
+    chain: list[str] = []
+    version = upto
+    while version > shown:
+        entry = found.get(history_key(group, cred, version))
+        if not isinstance(entry, tuple):
+            return None
+        prev, html = entry
+        if prev >= version:
+            return None
+        chain.append(html)
+        # A frame that follows an older version than the page shows covers it too (one
+        # push that spans several versions sends the whole view, naming what it follows).
+        version = prev
+    chain.reverse()
+    return chain
+
+
 def render_gm_changes(
     enc: Encounter,
     state: Any,
@@ -449,6 +504,8 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
         cred = credential(enc.spectator_token)
         html = render_public_changes(enc, state, prev_version=prev, shared=shared, cred=cred)
         out.append((group_name(enc.pk, SPECTATOR), {**frame, "html": html, "cred": cred}))
+    if prev is not None:
+        keep_frames([(group, m["cred"], version, prev, m["html"]) for group, m in out])
     _send_all(out)
     sent = len(out)
     # One line per push: the integrity tests count pushes with it (tests/integrity).

@@ -2,8 +2,9 @@
 
 A socket gets the whole current view when it connects (htmx closes sockets in
 hidden tabs, so every reconnect must catch up) and whenever it reports a
-version older than the server's or asks for a resync. Pushed frames older than
-what a socket already has are dropped, so a socket's view never goes back in time.
+version older than the server's or asks for a resync its history cannot answer.
+Pushed frames older than what a socket already has are dropped, so a socket's view
+never goes back in time.
 
 What a browser sends is bounded before anything else is done with it. A
 message over 64 KiB closes the socket (4413). Messages beyond a token bucket
@@ -20,8 +21,10 @@ A seat's link holds at most MAX_SOCKETS sockets, the spectators' link as many as
 VTT_SPECTATORS_PER_ADDRESS of the spectators' (so a leaked link cannot be held open by
 thousands of sockets from one machine). Sockets are admitted before joining anything
 (combat/presence.py); one more is told why in words (a full link, or too many screens from
-one address) and closed with CROWDED, which a page retries about once a minute. The
-whole views a page asks for (resync, a heartbeat naming another version) are budgeted per
+one address) and closed with CROWDED, which a page retries about once a minute. A
+resync that names the version the page shows is answered with the frames it missed, from
+the short history each push keeps (combat/broadcast.py), when that history covers the gap.
+The whole views a page asks for (resync, a heartbeat naming another version) are budgeted per
 link (RESYNCS_PER_LINK), over all its sockets; one past the budget is sent once it allows.
 Whole views asked for are also paid from the audience's byte budget (combat/fanout.py):
 each waits until the budget is not overdrawn, and its size is then taken from it.
@@ -257,6 +260,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     group: str = ""
     gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
     catching_up: asyncio.Task[None] | None = None
+    held: list[dict[str, Any]] | None = None  # pushes waiting while missed frames are sent
     owed: asyncio.Task[None] | None = None  # a whole view asked for, waiting for the budget
     checking: asyncio.Task[None] | None = None
     cred: str = ""
@@ -411,7 +415,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         kind = msg.get("type")
         if kind == "resync":
-            await self.whole_view_asked()
+            shown = msg.get("version")
+            if isinstance(shown, int) and not isinstance(shown, bool) and shown >= 0:
+                await self.resync_from(shown)
+            else:
+                await self.whole_view_asked()
         elif kind == "heartbeat":
             try:
                 theirs = int(msg.get("version") or 0)
@@ -425,6 +433,34 @@ class TableConsumer(AsyncWebsocketConsumer):
                     pass  # what the page lacks was pushed a moment ago: it is on its way
                 else:
                     await self.whole_view_asked()
+
+    async def resync_from(self, shown: int) -> None:
+        """The frames a page showing version `shown` missed, from the history of its
+        audience and link (combat/broadcast.py), each as it was pushed, so the page applies
+        them in order under the version and gap rule; the whole view, as asked for, when the
+        history cannot cover the gap or the audience's byte budget is overdrawn. Pushes that
+        arrive meanwhile wait until the missed frames are sent, so none overtakes them."""
+        if self.held is not None:
+            return  # the page's previous request is being answered
+        self.held = []
+        frames: list[str] | None = None
+        try:
+            if shown <= self.version:
+                frames = await sync_to_async(broadcast.frames_since)(
+                    self.group, self.cred, shown, self.version
+                )
+            if frames is not None and not fanout.pay(
+                self.group, sum(len(html.encode()) for html in frames)
+            ):
+                frames = None
+            for html in frames or []:
+                await self.send(text_data=html)
+        finally:
+            held, self.held = self.held, None
+            for event in held:
+                await self.frame_push(event)
+        if frames is None:
+            await self.whole_view_asked()
 
     async def whole_view_asked(self) -> None:
         """Answer the page's request for the whole view now if its link's budget allows,
@@ -526,6 +562,9 @@ class TableConsumer(AsyncWebsocketConsumer):
             # Rendered for another link of this seat (or spectators): this socket's link was
             # replaced, or it is newer than the frame. Not sent; the database decides which.
             self.check_soon()
+            return
+        if self.held is not None:
+            self.held.append(event)  # after the missed frames being sent (resync_from)
             return
         self.version = event["version"]
         self.pushed.append((self.version, time.monotonic()))

@@ -365,9 +365,23 @@ class Page:
             self.html = self.html[:start] + element + self.html[end:]
 
     def apply(self, frame: str) -> bool:
-        """Swap a frame in as htmx does, then follow static/js/sync.js: True if the page
-        would now ask for the whole view (it missed a push)."""
-        shown_before = self.version()
+        """Follow static/js/sync.js, then swap a frame in as htmx does: True if the page
+        asks for what it missed (the frame follows a newer version than the page shows,
+        so it is not applied); a frame of a version the page shows already is not applied
+        either."""
+        shown = self.version()
+        found = SYNC_FOLLOWS.search(frame)
+        version = SYNC_VERSION.search(frame)
+        if found and version and shown is not None:
+            pushed, follows = int(version.group(1)), int(found.group(1))
+            if not (pushed > shown and follows <= shown):
+                if pushed <= shown:
+                    return False  # shown already
+                self.gaps += 1
+                if self.asked:
+                    return False  # asked already; sync.js asks again only after 2 s
+                self.asked = True
+                return True
         parts, rest = swaps(frame)
         if rest.strip():
             # hx-ws: what is not out of band goes into the socket's hx-target (innerHTML),
@@ -375,19 +389,9 @@ class Page:
             parts.append(("outerHTML", "ws-sink", f'<div id="ws-sink" hidden>{rest}</div>'))
         self.replace(parts)
         self.frames += 1
-        version, follows = self.version(), self.version(SYNC_FOLLOWS)
-        if follows is None:
-            self.asked = False  # a whole view: nothing is missing any more
-            return False
-        if shown_before is None or version is None or version == shown_before:
-            return False  # not a change of version (a presence update)
-        if follows <= shown_before:
-            return False  # the push covers everything since what the page showed
-        self.gaps += 1
-        if self.asked:
-            return False  # asked already; sync.js asks again only after 2 s without answer
-        self.asked = True
-        return True
+        if version is not None:
+            self.asked = False  # a whole view, or a push in step: nothing is missing any more
+        return False
 
 
 CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="[^"]*">')

@@ -1,11 +1,14 @@
 /* Keeps a live page whole. Loaded after htmx and its ws extension, without defer.
  *
  * 1. Gaps. Every pushed change carries, on its #sync form, the version it shows
- *    (data-version) and the version it follows (data-prev-version). A page that
- *    was showing an older version than the one a push follows has missed a push
- *    (a message dropped on the way): it asks the server for the whole view
- *    ({"type": "resync"}). A whole view (sent on connect and on resync) has no
- *    data-prev-version and is taken as it is.
+ *    (data-version) and the version it follows (data-prev-version). A push that
+ *    follows a newer version than the page shows means the page missed one (a
+ *    message dropped on the way): that push is not applied, and the page asks for
+ *    what it missed ({"type": "resync", "version": the version it shows}). The server
+ *    answers with the frames it missed, in order, when its short history still holds
+ *    them, else with the whole view. A push of a version the page already shows is not
+ *    applied either. A whole view (sent on connect, and on a resync the history cannot
+ *    answer) has no data-prev-version and is taken as it is.
  * 2. Reconnects. htmx doubles its wait after each failed attempt, up to a minute
  *    by default; a page here tries again at least every half second (plus or
  *    minus htmx's 30 % jitter), so it is back within about a second of a
@@ -69,28 +72,19 @@
     return Number.isFinite(n) ? n : null;
   }
 
+  // The #sync form of a message, and a number attribute of it (null if absent).
+  var SYNC = /<form id="sync"[^>]*>/;
+  function attributeOf(tag, name) {
+    var found = tag.match(new RegExp("\\s" + name + '="(\\d+)"'));
+    return found ? Number(found[1]) : null;
+  }
+
   // htmx handles one socket message at a time (in order), so "before" pairs with "after".
   var shownBefore = null;
   var askedAt = 0;
 
-  document.addEventListener("htmx:ws:before:message:incoming", function () {
-    shownBefore = versionOf("data-version");
-  });
-
-  document.addEventListener("htmx:ws:after:message:incoming", function (evt) {
-    var version = versionOf("data-version");
-    var follows = versionOf("data-prev-version");
-    if (follows === null) {
-      askedAt = 0; // a whole view: nothing is missing any more
-      return;
-    }
-    if (shownBefore === null || version === null || version === shownBefore) {
-      return; // not a change of version (a presence update, a notice)
-    }
-    if (follows <= shownBefore) {
-      return; // the push covers everything since what the page showed
-    }
-    // Missed pushes: ask once, and again only if no whole view came within 2 s.
+  function ask(evt, shown) {
+    // Ask once, and again only if nothing answered within 2 s.
     var now = Date.now();
     if (askedAt && now - askedAt < 2000) {
       return;
@@ -99,7 +93,39 @@
     var socket = connection && connection.socket;
     if (socket && socket.readyState === WebSocket.OPEN) {
       askedAt = now;
-      socket.send(JSON.stringify({ type: "resync", version: shownBefore }));
+      socket.send(JSON.stringify({ type: "resync", version: shown }));
+    }
+  }
+
+  document.addEventListener("htmx:ws:before:message:incoming", function (evt) {
+    shownBefore = versionOf("data-version");
+    var message = evt.detail && evt.detail.message;
+    var text = message && typeof message.data === "string" ? message.data : "";
+    var tag = text.match(SYNC);
+    if (!tag || shownBefore === null) {
+      return; // not a change of version (a presence update, a notice, a chat line)
+    }
+    var version = attributeOf(tag[0], "data-version");
+    var follows = attributeOf(tag[0], "data-prev-version");
+    if (follows === null || version === null) {
+      return; // a whole view: taken as it is
+    }
+    if (version > shownBefore && follows <= shownBefore) {
+      return; // the push covers everything since what the page shows
+    }
+    // Shown already, or a gap before it: not applied; a gap is asked for.
+    evt.detail.cancelled = true;
+    evt.preventDefault();
+    if (version > shownBefore) {
+      ask(evt, shownBefore);
+    }
+  });
+
+  document.addEventListener("htmx:ws:after:message:incoming", function () {
+    var follows = versionOf("data-prev-version");
+    var version = versionOf("data-version");
+    if (follows === null || (version !== null && version !== shownBefore)) {
+      askedAt = 0; // a whole view, or a push applied in step: nothing is missing any more
     }
   });
 })();

@@ -7,8 +7,9 @@
   within 2 s of the server answering again.
 - A socket that was down for 10 updates gets the current version on reconnect.
 - A page whose socket stayed up but lost 10 pushes notices the gap on the next
-  push (it follows a version the page never saw) and asks for the whole view
-  (static/js/sync.js); a push that follows on from what it shows asks nothing.
+  push (it follows a version the page never saw), does not apply it, and asks for
+  what it missed (static/js/sync.js): the server's history of frames sends each
+  one, in order; a push that follows on from what it shows asks nothing.
 """
 
 from __future__ import annotations
@@ -253,21 +254,21 @@ def test_a_page_that_lost_10_pushes_notices_and_resyncs(table: Table, servers, b
     assert pushes == [(v, v - 1) for v in range(v0 + 1, v0 + 11)]
     assert browser.call(lambda b: page.version()) == v0
 
-    # The eleventh follows version v0 + 10, which the page never saw: it asks for everything.
+    # The eleventh follows version v0 + 10, which the page never saw: the page does not
+    # apply it, and asks for what it missed since v0, which the history of frames answers.
     delivered = len(wire["to_page"])
     gm_command(server.port, table)
     browser.call(lambda b: page.wait_for_version(v0 + 11))
-    until(
-        lambda: any("data-prev-version" not in m for _, m in wire["to_page"][delivered + 1 :]),
-        "no whole view came after the resync",
-    )
+    until(lambda: len(wire["to_page"]) >= delivered + 12, "the missed frames never came")
     gap_at, gap = wire["to_page"][delivered]
-    whole_at, whole = next(
-        (at, m) for at, m in wire["to_page"][delivered + 1 :] if "data-prev-version" not in m
-    )
+    answer = wire["to_page"][delivered + 1 : delivered + 12]
+    whole_at = answer[-1][0]
     assert f'data-prev-version="{v0 + 10}"' in gap
-    assert len(wire["resyncs"]) == 1 and gap_at <= wire["resyncs"][0] <= whole_at
-    assert f'data-version="{v0 + 11}"' in whole and whole_at - gap_at < 1.0
+    assert len(wire["resyncs"]) == 1 and gap_at <= wire["resyncs"][0] <= answer[0][0]
+    assert [(version_of(m), prev_of(m)) for _, m in answer] == [
+        (v, v - 1) for v in range(v0 + 1, v0 + 12)
+    ], "the answer is every frame the page missed, in order, and no whole view"
+    assert whole_at - gap_at < 1.0
 
     # A push that follows on from what the page shows asks for nothing.
     gm_command(server.port, table)
@@ -279,6 +280,6 @@ def test_a_page_that_lost_10_pushes_notices_and_resyncs(table: Table, servers, b
     assert not errors, errors
     figure(
         f"page lost 10 pushes: the next push (follows v{v0 + 10}, page at v{v0}) -> 1 resync "
-        f"sent {ms(wire['resyncs'][0] - gap_at)} after it arrived, whole view at "
-        f"v{v0 + 11} {ms(whole_at - gap_at)} after it; a chained push -> no resync"
+        f"sent {ms(wire['resyncs'][0] - gap_at)} after it arrived, the 11 missed frames up "
+        f"to v{v0 + 11} {ms(whole_at - gap_at)} after it; a chained push -> no resync"
     )

@@ -13,7 +13,8 @@ out or got wrong is a screen that shows something other than the truth until rel
 
 Two more pages take the harder road: one of Player 1's tabs loses its socket half-way
 (commands go on without it) and connects again; one spectator screen misses frames (a
-message lost on the way), which it must notice by data-prev-version and mend with a resync;
+message lost on the way), which it must notice by data-prev-version and mend with a resync
+(answered with the frames it lost, from the server's history of frames);
 when the frame it lost is the last before a checkpoint, no later frame shows the gap, and
 the page's heartbeat (static/js/sync.js sends the version it shows) brings the whole view.
 """
@@ -43,7 +44,7 @@ from combat.rules import get_ruleset, rulesets
 from combat.rules.state import Encounter as State
 from combat.rules.view import UNSEEN
 from tests.markers import TIMEOUT, is_whole_view
-from tests.replay import Page, a_command, element, first_difference, normalised
+from tests.replay import SYNC_VERSION, Page, a_command, element, first_difference, normalised
 
 from .conftest import socket
 
@@ -71,6 +72,7 @@ class Audience:
         self.page: Page | None = None
         self.comm: WebsocketCommunicator | None = None
         self.resyncs = 0
+        self.from_history = 0  # resyncs the history of frames answered
         self.caught_up = 0  # whole views a heartbeat brought
 
     def fetch(self) -> str:
@@ -98,17 +100,28 @@ class Audience:
         await self.take([*frames, frame])
 
     async def take(self, frames: list[str]) -> None:
-        """Apply frames in order; on a gap, ask for the whole view and apply every frame up
-        to and including it (each wait bounded)."""
+        """Apply frames in order; on a gap (the frame that shows it is held back), ask for
+        what the page missed, as static/js/sync.js does, and apply what answers until the
+        page shows the version of the frame held back (each wait bounded): the missed
+        frames from the server's history, or the whole view."""
         assert self.page is not None and self.comm is not None
         queue = list(frames)
         while queue:
-            if self.page.apply(queue.pop(0)):
-                self.resyncs += 1
-                await self.comm.send_to(text_data=json.dumps({"type": "resync"}))
-                while not is_whole_view(frame := await self.comm.receive_from(timeout=TIMEOUT)):
-                    queue.append(frame)
-                queue.append(frame)
+            frame = queue.pop(0)
+            if not self.page.apply(frame):
+                continue
+            self.resyncs += 1
+            held = SYNC_VERSION.search(frame)
+            assert held is not None
+            wanted = int(held.group(1))
+            shown = self.page.version()
+            await self.comm.send_to(text_data=json.dumps({"type": "resync", "version": shown}))
+            whole = False
+            while (self.page.version() or 0) < wanted:
+                answer = await self.comm.receive_from(timeout=TIMEOUT)
+                whole = whole or is_whole_view(answer)
+                self.page.apply(answer)
+            self.from_history += not whole
 
     async def heartbeat(self, current: int) -> None:
         """Send the heartbeat static/js/sync.js sends (the version the page shows); a page
@@ -350,6 +363,7 @@ async def test_every_page_replays_to_what_a_reload_shows(
         assert audience.page is not None
         assert audience.page.frames >= COMMANDS // 2, (audience.name, audience.page.frames)
     assert lossy.resyncs >= 2, "the page never noticed the frames it lost"
+    assert lossy.from_history >= 1, "no resync was answered with the frames the page lost"
     assert lossy.caught_up >= 1, "no lost frame was the last before a checkpoint"
     assert all(a.caught_up == 0 for a in audiences if a is not lossy), "a heartbeat out of step"
     if ruleset in WINDOWLESS:
@@ -365,7 +379,8 @@ async def test_every_page_replays_to_what_a_reload_shows(
         await audience.close()
     print(
         f"{ruleset}: {COMMANDS} commands to version {enc.version}, "
-        f"{len(audiences)} pages, {lossy.resyncs} resyncs, {lossy.caught_up} caught up by "
+        f"{len(audiences)} pages, {lossy.resyncs} resyncs ({lossy.from_history} from the "
+        f"history of frames), {lossy.caught_up} caught up by "
         f"heartbeat, {windows}, {kinds}, "
         f"{time.monotonic() - started:.1f} s"
     )

@@ -1,0 +1,188 @@
+"""A page that missed frames gets exactly those frames back (issue 37, step 3).
+
+Each push keeps, for a short while, the frame it built for each audience and link, under
+the version it shows (combat/broadcast.py, "the history of frames"). A page that notices a
+gap asks for a resync naming the version it shows (static/js/sync.js); the answer is the
+frames it missed, in order, each under the version and gap rule, and the page ends as a
+reload shows it. A gap older than the history gets the whole view, as before. A link's
+history is its own: a replaced link's frames never reach the new one, nor another seat's.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
+
+from combat import broadcast, services
+from combat.access import gm_viewer
+from combat.models import Seat
+from tests.markers import TIMEOUT, first_view, is_view, is_whole_view, pushed_so_far
+from tests.replay import Page, normalised
+
+from .conftest import Table, player_socket, spectator_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def hit_goblin(t: Table, amount: int = 1) -> None:
+    command = {"type": "damage", "actor": t.goblin, "amount": amount}
+    result = await database_sync_to_async(services.run_command)(t.enc.pk, gm_viewer(t.enc), command)
+    assert result.ok, result.refusal
+
+
+class Screen:
+    """One page as a browser holds it: fetched, its socket connected, frames applied."""
+
+    def __init__(self, url: str, comm, group: str) -> None:
+        self.url, self.comm, self.group = url, comm, group
+        self.page: Page | None = None
+
+    def fetch(self) -> str:
+        response = Client().get(self.url)
+        assert response.status_code == 200, response.status_code
+        return response.content.decode()
+
+    async def open(self) -> Screen:
+        self.page = Page(await database_sync_to_async(self.fetch)())
+        connected, _ = await self.comm.connect(timeout=TIMEOUT)
+        assert connected
+        self.page.apply(await first_view(self.comm))
+        return self
+
+    async def pushed(self) -> list[str]:
+        return [f for f in await pushed_so_far(self.comm, self.group) if is_view(f)]
+
+    async def resync(self) -> None:
+        assert self.page is not None
+        shown = self.page.version()
+        await self.comm.send_to(text_data=json.dumps({"type": "resync", "version": shown}))
+
+    async def true_to_a_reload(self) -> None:
+        assert self.page is not None
+        fresh = normalised(await database_sync_to_async(self.fetch)())
+        assert normalised(self.page.html) == fresh
+        assert self.page.missing == []
+
+
+def spectators(t: Table) -> Screen:
+    token = t.enc.spectator_token
+    group = broadcast.group_name(t.enc.pk, "spectator")
+    return Screen(f"/s/{token}/", spectator_socket(token), group)
+
+
+def seat_screen(t: Table, seat: Seat) -> Screen:
+    group = broadcast.group_name(t.enc.pk, "player", seat.pk)
+    return Screen(f"/p/{seat.token}/", player_socket(seat.token), group)
+
+
+async def answer(screen: Screen, count: int) -> list[str]:
+    """The `count` frames that answer a resync, and proof nothing else came with them."""
+    frames = [await screen.comm.receive_from(timeout=TIMEOUT) for _ in range(count)]
+    assert await screen.pushed() == []
+    return frames
+
+
+@pytest.mark.parametrize("who", ["spectators", "seat"])
+async def test_a_page_that_missed_three_frames_gets_exactly_those(table: Table, who: str):
+    screen = spectators(table) if who == "spectators" else seat_screen(table, table.seat1)
+    await screen.open()
+    assert screen.page is not None
+    await hit_goblin(table)
+    (first,) = await screen.pushed()
+    assert not screen.page.apply(first)
+    for _ in range(3):
+        await hit_goblin(table)
+    lost = await screen.pushed()  # lost on the way: the page never sees them
+    assert len(lost) == 3
+
+    await screen.resync()
+    frames = await answer(screen, 3)
+
+    assert frames == lost, "the answer is the frames the page missed, as they were pushed"
+    assert not any(is_whole_view(f) for f in frames)
+    for frame in frames:
+        assert not screen.page.apply(frame), "a frame of the answer looked like a gap"
+    await screen.true_to_a_reload()
+    await screen.comm.disconnect()
+
+
+async def test_a_push_after_a_gap_is_held_back_and_the_page_asks(table: Table):
+    """As static/js/sync.js: the push that shows the gap is not applied, the page asks, and
+    the answer brings the missed frames and that push again, in order."""
+    screen = await spectators(table).open()
+    assert screen.page is not None
+    for _ in range(2):
+        await hit_goblin(table)
+    assert len(await screen.pushed()) == 2  # lost
+    await hit_goblin(table)
+    (after_gap,) = await screen.pushed()
+    before = screen.page.html
+    assert screen.page.apply(after_gap), "the page asks for what it missed"
+    assert screen.page.html == before, "a push after a gap is not applied"
+
+    await screen.resync()
+    for frame in await answer(screen, 3):
+        assert not screen.page.apply(frame)
+    await screen.true_to_a_reload()
+    await screen.comm.disconnect()
+
+
+async def test_a_gap_older_than_the_history_gets_the_whole_view(table: Table, monkeypatch):
+    monkeypatch.setattr(broadcast, "HISTORY_DEPTH", 2)
+    screen = await spectators(table).open()
+    assert screen.page is not None
+    for _ in range(3):
+        await hit_goblin(table)
+    assert len(await screen.pushed()) == 3  # lost
+
+    await screen.resync()
+    whole = await screen.comm.receive_from(timeout=TIMEOUT)
+
+    assert is_whole_view(whole)
+    screen.page.apply(whole)
+    await screen.true_to_a_reload()
+    await screen.comm.disconnect()
+
+
+async def test_history_that_expired_gets_the_whole_view(table: Table):
+    from django.core.cache import cache
+
+    screen = await spectators(table).open()
+    await hit_goblin(table)
+    assert len(await screen.pushed()) == 1  # lost
+    cache.clear()  # the history's time ran out (or another process's cache restarted)
+
+    await screen.resync()
+    assert is_whole_view(await screen.comm.receive_from(timeout=TIMEOUT))
+    await screen.comm.disconnect()
+
+
+async def test_a_replaced_link_never_gets_the_old_links_history(table: Table):
+    old = await seat_screen(table, table.seat1).open()
+    other = await seat_screen(table, table.seat2).open()
+    assert old.page is not None and other.page is not None
+    shown = old.page.version()
+    await hit_goblin(table)
+    old_frames = await old.pushed()
+    other_frames = await other.pushed()
+    assert len(old_frames) == 1 and len(other_frames) == 1
+    assert old_frames != other_frames
+
+    seat = await database_sync_to_async(services.regenerate_seat)(table.enc.pk, table.seat1.pk)
+    assert seat is not None
+    new = seat_screen(table, seat)
+    await new.open()
+    # The new link's page asks for what followed a version shown before it existed.
+    await new.comm.send_to(text_data=json.dumps({"type": "resync", "version": shown}))
+    whole = await new.comm.receive_from(timeout=TIMEOUT)
+    assert is_whole_view(whole), "the old link's frames are not the new link's"
+
+    # Another seat asking for the same versions gets its own frames, never seat 1's.
+    other_frames += await other.pushed()  # the new link moved the version
+    await other.comm.send_to(text_data=json.dumps({"type": "resync", "version": shown}))
+    assert await answer(other, len(other_frames)) == other_frames
+    for comm in (old.comm, new.comm, other.comm):
+        await comm.disconnect()
