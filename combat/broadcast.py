@@ -126,16 +126,7 @@ def render_gm(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.gm_context(enc, state, shared)
-    return _render_gm_whole(ctx, oob=oob, prev_version=prev_version, shared=shared)
-
-
-def _render_gm_whole(
-    ctx: dict[str, Any], *, oob: bool, prev_version: int | None, shared: screens.Shared | None
-) -> str:
-    return render_to_string(
-        "combat/gm.html#live",
-        {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
-    )
+    return _render_whole("combat/gm.html", ctx, oob=oob, prev_version=prev_version, shared=shared)
 
 
 def render_player(
@@ -148,15 +139,8 @@ def render_player(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.player_context(enc, seat, state, shared)
-    return _render_player_whole(ctx, oob=oob, prev_version=prev_version, shared=shared)
-
-
-def _render_player_whole(
-    ctx: dict[str, Any], *, oob: bool, prev_version: int | None, shared: screens.Shared | None
-) -> str:
-    return render_to_string(
-        "combat/player.html#live",
-        {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
+    return _render_whole(
+        "combat/player.html", ctx, oob=oob, prev_version=prev_version, shared=shared
     )
 
 
@@ -169,15 +153,8 @@ def render_public(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.public_context(enc, state, shared)
-    return _render_public_whole(ctx, oob=oob, prev_version=prev_version, shared=shared)
-
-
-def _render_public_whole(
-    ctx: dict[str, Any], *, oob: bool, prev_version: int | None, shared: screens.Shared | None
-) -> str:
-    return render_to_string(
-        "combat/spectator.html#live",
-        {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
+    return _render_whole(
+        "combat/spectator.html", ctx, oob=oob, prev_version=prev_version, shared=shared
     )
 
 
@@ -365,69 +342,49 @@ def frames_since(group: str, cred: str, shown: int, upto: int) -> list[str] | No
     return chain
 
 
-def render_gm_changes(
-    enc: Encounter,
-    state: Any,
+def _render_whole(
+    template: str,
+    ctx: dict[str, Any],
     *,
+    oob: bool,
     prev_version: int | None,
-    shared: screens.Shared,
-    cred: str,
+    shared: screens.Shared | None,
 ) -> str:
-    """The GM's frame for a push: the regions of the console that changed."""
-    ctx = screens.gm_context(enc, state, shared)
-    return render_changes(
-        "combat/gm.html",
-        screens.gm_regions(ctx),
-        # The whole console, as the page and the socket's first frame render it.
-        lambda: _render_gm_whole(ctx, oob=True, prev_version=prev_version, shared=shared),
-        encounter_id=enc.pk,
-        audience=GM,
-        cred=cred,
-        version=enc.version,
-        prev_version=prev_version,
+    """An audience's whole view (`template`'s `live` partial), as the page and the socket's
+    first frame render it."""
+    return render_to_string(
+        f"{template}#live",
+        {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
     )
 
 
-def render_public_changes(
+def render_changes_of(
+    audience: str,
     enc: Encounter,
     state: Any,
     *,
+    seat: Seat | None = None,
     prev_version: int | None,
     shared: screens.Shared,
     cred: str,
 ) -> str:
-    """The spectators' frame for a push: the regions of their screen that changed."""
-    ctx = screens.public_context(enc, state, shared)
+    """One audience's frame for a push (the GM's, `seat`'s or the spectators'): the regions
+    of its screen that changed since `prev_version`."""
+    if audience == GM:
+        template, ctx = "combat/gm.html", screens.gm_context(enc, state, shared)
+        regions = screens.gm_regions(ctx)
+    elif audience == PLAYER and seat is not None:
+        template, ctx = "combat/player.html", screens.player_context(enc, seat, state, shared)
+        regions = screens.player_regions(ctx)
+    else:
+        template, ctx = "combat/spectator.html", screens.public_context(enc, state, shared)
+        regions = screens.public_regions(ctx)
     return render_changes(
-        "combat/spectator.html",
-        screens.public_regions(ctx),
-        # The whole view, as the page and the socket's first frame render it.
-        lambda: _render_public_whole(ctx, oob=True, prev_version=prev_version, shared=shared),
+        template,
+        regions,
+        lambda: _render_whole(template, ctx, oob=True, prev_version=prev_version, shared=shared),
         encounter_id=enc.pk,
-        audience=SPECTATOR,
-        cred=cred,
-        version=enc.version,
-        prev_version=prev_version,
-    )
-
-
-def render_player_changes(
-    enc: Encounter,
-    seat: Seat,
-    state: Any,
-    *,
-    prev_version: int | None,
-    shared: screens.Shared,
-    cred: str,
-) -> str:
-    """One seat's frame for a push: the regions of its screen that changed."""
-    ctx = screens.player_context(enc, seat, state, shared)
-    return render_changes(
-        "combat/player.html",
-        screens.player_regions(ctx),
-        lambda: _render_player_whole(ctx, oob=True, prev_version=prev_version, shared=shared),
-        encounter_id=enc.pk,
-        audience=PLAYER,
+        audience=audience,
         cred=cred,
         version=enc.version,
         prev_version=prev_version,
@@ -492,17 +449,19 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
     out: list[tuple[str, dict[str, Any]]] = []
     if gm:
         cred = credential(enc.owner_id)
-        html = render_gm_changes(enc, state, prev_version=prev, shared=shared, cred=cred)
+        html = render_changes_of(GM, enc, state, prev_version=prev, shared=shared, cred=cred)
         out.append((group_name(enc.pk, GM), {**frame, "html": html, "cred": cred}))
     for seat in shared["seats"]:
         if seat.revoked or seat.pk not in seat_ids:
             continue
         cred = credential(seat.token)
-        html = render_player_changes(enc, seat, state, prev_version=prev, shared=shared, cred=cred)
+        html = render_changes_of(
+            PLAYER, enc, state, seat=seat, prev_version=prev, shared=shared, cred=cred
+        )
         out.append((group_name(enc.pk, PLAYER, seat.pk), {**frame, "html": html, "cred": cred}))
     if public and enc.spectator_token:
         cred = credential(enc.spectator_token)
-        html = render_public_changes(enc, state, prev_version=prev, shared=shared, cred=cred)
+        html = render_changes_of(SPECTATOR, enc, state, prev_version=prev, shared=shared, cred=cred)
         out.append((group_name(enc.pk, SPECTATOR), {**frame, "html": html, "cred": cred}))
     if prev is not None:
         keep_frames([(group, m["cred"], version, prev, m["html"]) for group, m in out])

@@ -86,10 +86,14 @@ async def test_a_command_pushes_exactly_one_frame_per_audience_with_the_new_vers
 
 async def test_one_render_per_audience_not_per_socket(table: Table, monkeypatch):
     calls = []
-    real = broadcast.render_player_changes
-    monkeypatch.setattr(
-        broadcast, "render_player_changes", lambda *a, **k: calls.append(1) or real(*a, **k)
-    )
+    real = broadcast.render_changes_of
+
+    def counted(audience, *a, **k):
+        if audience == broadcast.PLAYER:
+            calls.append(1)
+        return real(audience, *a, **k)
+
+    monkeypatch.setattr(broadcast, "render_changes_of", counted)
     first, second = player_socket(table.seat1.token), player_socket(table.seat1.token)
     await connect(first)
     await connect(second)

@@ -25,13 +25,25 @@ def player_frame(fight: TableFixture, command: dict) -> str:
     """Seat 1's pushed frame for `command`: only the regions that changed."""
     enc = fight.refresh()
     shared = screens.Shared()
-    broadcast.render_player_changes(
-        enc, fight.seat1, None, prev_version=enc.version - 1, shared=shared, cred="c"
+    broadcast.render_changes_of(
+        broadcast.PLAYER,
+        enc,
+        None,
+        seat=fight.seat1,
+        prev_version=enc.version - 1,
+        shared=shared,
+        cred="c",
     )
     gm(enc, **command)
     enc = fight.refresh()
-    return broadcast.render_player_changes(
-        enc, fight.seat1, None, prev_version=enc.version - 1, shared=screens.Shared(), cred="c"
+    return broadcast.render_changes_of(
+        broadcast.PLAYER,
+        enc,
+        None,
+        seat=fight.seat1,
+        prev_version=enc.version - 1,
+        shared=screens.Shared(),
+        cred="c",
     )
 
 
