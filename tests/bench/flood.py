@@ -28,11 +28,9 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import requests
@@ -40,11 +38,8 @@ import requests
 from tests.bench.client import connect_websocket, frame_version
 from tests.bench.servers import (
     HOST,
-    PRODUCTION,
     Daphne,
-    clean_env,
-    collect_static,
-    migrated_sqlite_file,
+    embedded_folder,
 )
 
 SPECTATORS = 20
@@ -312,14 +307,7 @@ async def run(port: int, tables: dict[str, Any], budget: tuple[int, int]) -> int
 
 
 def main() -> int:
-    folder = Path(tempfile.mkdtemp(prefix="vtt-bench-flood-"))
-    env = clean_env(
-        **PRODUCTION,
-        DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}",
-        DJANGO_STATIC_ROOT=str(folder / "static"),
-    )
-    migrated_sqlite_file(folder / "db.sqlite3", env)
-    collect_static(env)
+    folder, env = embedded_folder("vtt-bench-flood-")
     tables = setup_tables(env)
     from django.conf import settings
 

@@ -14,21 +14,16 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import requests
 
 from tests.bench.servers import (
     HOST,
-    PRODUCTION,
     Daphne,
-    clean_env,
-    collect_static,
-    migrated_sqlite_file,
+    embedded_folder,
 )
 
 IMPORTS = 4
@@ -102,14 +97,7 @@ def commands(base: str, t: dict[str, Any], count: int | None, stop: threading.Ev
 
 
 def main() -> int:
-    folder = Path(tempfile.mkdtemp(prefix="vtt-bench-imports-"))
-    env = clean_env(
-        **PRODUCTION,
-        DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}",
-        DJANGO_STATIC_ROOT=str(folder / "static"),
-    )
-    migrated_sqlite_file(folder / "db.sqlite3", env)
-    collect_static(env)
+    folder, env = embedded_folder("vtt-bench-imports-")
     t = setup_tables(env)
     server = Daphne("vtt.asgi:application", env, folder / "daphne.log").start().wait_ready()
     base = f"http://{HOST}:{server.port}"

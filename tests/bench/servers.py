@@ -198,6 +198,20 @@ def collect_static(env: Mapping[str, str]) -> None:
     manage(env, "collectstatic", "--noinput", "-v", "0")
 
 
+def embedded_folder(prefix: str) -> tuple[Path, dict[str, str]]:
+    """A new folder with a migrated SQLite database and the collected static files, and the
+    production environment that serves them (what a one-off benchmark server runs on)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    env = clean_env(
+        **PRODUCTION,
+        DATABASE_URL=f"sqlite:///{folder / 'db.sqlite3'}",
+        DJANGO_STATIC_ROOT=str(folder / "static"),
+    )
+    migrated_sqlite_file(folder / "db.sqlite3", env)
+    collect_static(env)
+    return folder, env
+
+
 def migrate(env: Mapping[str, str], timeout: float = 120) -> None:
     manage(env, "migrate", "--noinput", "-v", "0", timeout=timeout)
 
