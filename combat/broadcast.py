@@ -76,6 +76,13 @@ def credential(secret: str | int | None) -> str:
     return hashlib.blake2b(str(secret).encode(), digest_size=16).hexdigest()
 
 
+def gm_secret(enc: Encounter) -> str:
+    """What the GM's frames are rendered for: the owner of this encounter as created (an
+    encounter id used again after a database is emptied, as between tests, is another
+    encounter: its pushes must not be compared with, or answered from, the old one's)."""
+    return f"{enc.owner_id}:{enc.created.isoformat()}"
+
+
 def render_view_checked(viewer: Viewer, token: str | None) -> tuple[str, int] | None:
     """The whole view for a socket, or None if its link (or session's encounter) is no
     longer valid, so a socket whose link was just replaced gets nothing of the seat."""
@@ -448,7 +455,7 @@ def publish(encounter_id: int, committed_version: int | None = None) -> None:
     # Rendered first, then sent together: one trip to the event loop for the whole push.
     out: list[tuple[str, dict[str, Any]]] = []
     if gm:
-        cred = credential(enc.owner_id)
+        cred = credential(gm_secret(enc))
         html = render_changes_of(GM, enc, state, prev_version=prev, shared=shared, cred=cred)
         out.append((group_name(enc.pk, GM), {**frame, "html": html, "cred": cred}))
     for seat in shared["seats"]:
@@ -541,7 +548,7 @@ def publish_chat(message_id: int) -> None:
     urls = chat_urls(gm)
     html = chat.render_line(msg, gm, urls["delete"], oob=how, mute_url=urls["mute"])
     out.append(
-        (group_name(enc.pk, GM), {"type": CHAT, "html": html, "cred": credential(enc.owner_id)})
+        (group_name(enc.pk, GM), {"type": CHAT, "html": html, "cred": credential(gm_secret(enc))})
     )
     for seat in enc.seats.filter(revoked=False):
         viewer = seat_viewer(seat)

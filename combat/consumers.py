@@ -264,6 +264,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     owed: asyncio.Task[None] | None = None  # a whole view asked for, waiting for the budget
     checking: asyncio.Task[None] | None = None
     cred: str = ""
+    gm_cred: str = ""  # the GM's frames' credential (broadcast.gm_secret), set when the GM connects
     session_key: str | None = None
     logged_out: bool = False  # why the last re-check failed, for the GM's notice
     groups_joined: list[str] = []  # besides `group` (the GM's account group)
@@ -319,7 +320,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.role == GM:
             assert self.viewer.user_id is not None
             self.groups_joined = [broadcast.user_group(self.viewer.user_id)]
-        self.cred = broadcast.credential(self.viewer.user_id if self.role == GM else self.token)
+        self.cred = self.gm_cred if self.role == GM else broadcast.credential(self.token)
         # Counted and written in one step before anything else: a socket its link has no
         # room for never joins a group or the list of who is connected, so the GM hears
         # nothing of it, and sockets opened at once cannot all count each other out.
@@ -374,6 +375,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             if not getattr(user, "is_authenticated", False):
                 return None
             enc = Encounter.objects.filter(pk=kwargs["encounter_id"], owner_id=user.pk).first()
+            self.gm_cred = broadcast.credential(broadcast.gm_secret(enc)) if enc else ""
             session = self.scope.get("session")
             self.session_key = getattr(session, "session_key", None)
             return gm_viewer(enc) if enc else None
