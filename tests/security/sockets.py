@@ -66,9 +66,15 @@ def role_socket(t: Table, role: str, gm_cookie: str, outsider_cookie: str) -> We
 
 
 async def connect(comm: WebsocketCommunicator) -> str:
+    """Connects and returns the socket's first view. A GM socket may first get who is at
+    the table (an earlier socket's departure, which on Redis can overtake the view)."""
     connected, code = await comm.connect(timeout=TIMEOUT)
     assert connected, code
-    return await comm.receive_from(timeout=TIMEOUT)
+    for _ in range(5):
+        frame = await comm.receive_from(timeout=TIMEOUT)
+        if 'id="presence"' not in frame or 'data-version="' in frame:
+            return frame
+    return frame
 
 
 async def send_json(comm: WebsocketCommunicator, data: Any) -> None:

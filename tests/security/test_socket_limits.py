@@ -169,7 +169,9 @@ async def test_sockets_of_one_link_share_one_budget_of_whole_views(monkeypatch, 
         await comm.disconnect()  # returns once every message before it was handled
         answered += whole_views_left(comm)
     most = getattr(consumers, "RESYNCS_PER_LINK", (consumers.BURST, 0))[0]
-    assert answered == most, answered
+    # At most the link's budget; one fewer when a push reached a socket while its whole
+    # view was rendered (that view is dropped: the page already has a newer version).
+    assert most - 1 <= answered <= most, answered
 
     # One socket alone, on a link of its own (a seat's), gets as many.
     seat = socket(f"/ws/p/{t.seat1.token}/")
@@ -178,7 +180,7 @@ async def test_sockets_of_one_link_share_one_budget_of_whole_views(monkeypatch, 
     for _ in range(consumers.BURST):
         await seat.send_to(text_data=json.dumps({"type": "resync"}))
     await seat.disconnect()
-    assert whole_views_left(seat) == most
+    assert most - 1 <= whole_views_left(seat) <= most
 
 
 async def test_a_resync_past_the_budget_is_answered_once_it_allows(monkeypatch, spectator_cap):
