@@ -390,14 +390,17 @@ def missing_stats(c: Any, needs: Iterable[str]) -> list[str]:
     return [n for n in needs if stat_bonus(c, n) is None]
 
 
-def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
-    """Every catalogue action for one combatant: cost, allowed now or why not, and its options."""
+def action_panel(
+    state: State, cid: str, visible: list[str], hidden: tuple[str, ...] = ()
+) -> KeyedList:
+    """Every catalogue action for one combatant: cost, allowed now or why not (the refusal
+    written for a reader who cannot see `hidden`), and its options."""
     c = state.combatants[cid]
     targets = ordered_targets(state, cid, visible)
     # The basic attack's target is ready: the first standing enemy ("attack, end turn").
     enemy = next((t["id"] for t in targets if t["group"] == "Enemies"), "")
     out = []
-    for a in availability(state, cid):
+    for a in availability(state, cid, hidden=hidden):
         fields = []
         for o in a["options"]:
             if o.name == "to" and state.board is None:
@@ -433,7 +436,7 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
                 "allowed": a["allowed"] and not missing,
                 "plannable": a["plannable"] and not missing,
                 "interrupt": a["interrupt"] and not missing,
-                # The engine names others in reasons by public name only (hidden: "someone else").
+                # The reason is the refusal written for this panel's reader (availability).
                 "reason": f"Needs {', '.join(missing)}" if missing else a["reason"],
                 "fields": fields,
             }
@@ -606,7 +609,9 @@ def combatant_card(
     if with_actions:
         # The same for the GM and the player of this combatant, unless someone is hidden.
         panel = ("actions", cid, tuple(visible), hidden)
-        actions = card["actions"] = shared.get_or(panel, lambda: action_panel(state, cid, visible))
+        actions = card["actions"] = shared.get_or(
+            panel, lambda: action_panel(state, cid, visible, hidden)
+        )
         card["actions_now"] = shared.get_or(
             ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
         )
