@@ -92,3 +92,22 @@ def _not_adjacent(s: Said) -> str:
         f"Interrupt needs an adjacent enemy: {s.name(s.get('target'))} is not in melee with "
         f"{s.name(s.actor)}."
     )
+
+
+# Said once for many actions refused alike (combat/screens.py, `action_layout`): the same
+# refusal without the action's name.
+
+
+@says("refusal.many.not_your_turn")
+def _many_not_your_turn(s: Said) -> str:
+    return f"Not {s.name(s.actor)}'s turn"
+
+
+@says("refusal.many.reaction_only")
+def _many_reaction_only(s: Said) -> str:
+    return "Each of these is a reaction: it is taken when something triggers it, not as an action."
+
+
+@says("refusal.many.once_per_round", "refusal.many.once_per_turn")
+def _many_once_per(s: Said) -> str:
+    return f"Each of these can be used only {s['rule']}."
