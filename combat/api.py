@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -287,12 +288,14 @@ def audience_state(state: State, viewer: Viewer) -> dict[str, Any]:
     return data
 
 
-def action_list(state: State, cid: str) -> list[dict[str, Any]]:
+def action_list(state: State, cid: str, hidden: Collection[str] = ()) -> list[dict[str, Any]]:
+    """The actions of `cid` for the API; for a seat, each reason is the refusal written for
+    a reader who cannot see `hidden`."""
     out = []
-    for a in availability(state, cid):
+    for a in availability(state, cid, hidden=hidden):
         out.append(
             {
-                **{k: v for k, v in a.items() if k != "options"},
+                **{k: v for k, v in a.items() if k not in ("options", "why")},
                 "reason": a["reason"],
                 "options": [dataclasses.asdict(o) for o in a["options"]],
             }
@@ -334,7 +337,8 @@ def encounter_body(enc: Encounter, viewer: Viewer) -> dict[str, Any]:
             if c in state.combatants and not state.combatants[c].hidden
         ]
         body["seat"] = {"id": seat.pk, "name": seat.name, "combatants": mine}
-        body["actions"] = {cid: action_list(state, cid) for cid in mine}
+        hidden = [c.id for c in state.combatants.values() if c.hidden]
+        body["actions"] = {cid: action_list(state, cid, hidden) for cid in mine}
     return body
 
 

@@ -25,6 +25,7 @@ from combat.board import board_view
 from combat.models import Encounter, LogEntry, Presence, Seat
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset, plans
+from combat.rules.refusal import Refusal
 from combat.rules.view import (
     UNSEEN,
     availability,
@@ -390,14 +391,17 @@ def missing_stats(c: Any, needs: Iterable[str]) -> list[str]:
     return [n for n in needs if stat_bonus(c, n) is None]
 
 
-def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
-    """Every catalogue action for one combatant: cost, allowed now or why not, and its options."""
+def action_panel(
+    state: State, cid: str, visible: list[str], hidden: tuple[str, ...] = ()
+) -> KeyedList:
+    """Every catalogue action for one combatant: cost, allowed now or why not (the refusal
+    written for a reader who cannot see `hidden`), and its options."""
     c = state.combatants[cid]
     targets = ordered_targets(state, cid, visible)
     # The basic attack's target is ready: the first standing enemy ("attack, end turn").
     enemy = next((t["id"] for t in targets if t["group"] == "Enemies"), "")
     out = []
-    for a in availability(state, cid):
+    for a in availability(state, cid, hidden=hidden):
         fields = []
         for o in a["options"]:
             if o.name == "to" and state.board is None:
@@ -433,8 +437,11 @@ def action_panel(state: State, cid: str, visible: list[str]) -> KeyedList:
                 "allowed": a["allowed"] and not missing,
                 "plannable": a["plannable"] and not missing,
                 "interrupt": a["interrupt"] and not missing,
-                # The engine names others in reasons by public name only (hidden: "someone else").
+                # The reason is the refusal written for this panel's reader (availability).
                 "reason": f"Needs {', '.join(missing)}" if missing else a["reason"],
+                # What actions refused alike share, and the line said once for them.
+                "share": ("needs", *missing) if missing else _share_key(a["why"]),
+                "said_once": "" if missing else _said_for_many(a["why"], hidden),
                 "fields": fields,
             }
         )
@@ -496,21 +503,19 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
             by_category.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
         )
     ]
-    # A reason is said once for many when it reads the same for each but for the action's
-    # own name ("Not Ana's turn: Ana can take Step only on its own turn."): its words before
-    # the colon, or the whole of it. One with numbers in it (what an action costs, what is
-    # left) stays on its action.
-    keys = [_same_for_many(a) for a in actions if not a["allowed"]]
-    counts: dict[str, int] = {}
-    for k in keys:
-        if k:
-            counts[k] = counts.get(k, 0) + 1
-    gists = [_gist(k) if counts.get(k, 0) >= 2 else "" for k in keys]
+    # Actions refused for the same reason (the same code, and the same arguments but for
+    # the action) share one line, said once; one refused alone keeps its own reason.
+    refused = [a for a in actions if not a["allowed"]]
+    keys = [a["share"] for a in refused]
+    alike: dict[Any, list[dict[str, Any]]] = {}
+    for a, k in zip(refused, keys, strict=True):
+        alike.setdefault(k, []).append(a)
+    said = {k: _said_once(group) for k, group in alike.items() if len(group) >= 2}
+    gists = [said.get(k, "") for k in keys]
     # The line most of them share first (it is the one in the group's heading).
     lines = sorted(dict.fromkeys(g for g in gists if g), key=lambda g: -gists.count(g))
     blocked = [
-        {**a, "shared": lines.index(g) + 1 if g else 0}
-        for a, g in zip((a for a in actions if not a["allowed"]), gists, strict=True)
+        {**a, "shared": lines.index(g) + 1 if g else 0} for a, g in zip(refused, gists, strict=True)
     ]
     return KeyedDict(
         top=KeyedList(top),
@@ -524,23 +529,37 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
     )
 
 
-def _same_for_many(a: dict[str, Any]) -> str:
-    """The reason with the action's own name taken out; "" when it cannot be shared."""
-    reason = str(a["reason"])
-    if any(ch.isnumeric() for ch in reason):
+def _share_key(why: Refusal | None) -> tuple[Any, ...]:
+    """What makes two refusals the same reason: the code and the arguments but for the
+    action refused (`what`)."""
+    if why is None:
+        return ()
+    args = sorted(
+        (k, tuple(v) if isinstance(v, list) else v) for k, v in why.args.items() if k != "what"
+    )
+    return (why.code, why.say, *args)
+
+
+def _said_for_many(why: Refusal | None, hidden: tuple[str, ...]) -> str:
+    """The refusal as said once for many actions refused alike, for a reader who cannot see
+    `hidden`: the sentence `refusal.many.<name>` in combat/sentences/refusals.py written
+    from its arguments; "" when it has none."""
+    if why is None or why.say is None:
         return ""
-    return reason.replace(a["name"], "\x00")
+    many = why.say.replace("refusal.", "refusal.many.", 1)
+    if many not in words.SAYS:
+        return ""
+    return words.text({**why.fact(), "say": many}, words.Reader.of(not hidden, hidden))
 
 
-def _gist(key: str) -> str:
-    """The words said once: all of them when they do not name the action; else those before
-    the colon ("Not Ana's turn"), or all with "Each of these" for its name."""
-    if "\x00" not in key:
-        return key  # the same words for each, said once as they are
-    head, sep, _ = key.partition(": ")
-    if sep and "\x00" not in head:
-        return head
-    return key.replace("\x00", "Each of these")
+def _said_once(group: list[dict[str, Any]]) -> str:
+    """The line said once for actions refused alike: their reason when it is the same for
+    each; when it names each action, the sentence for many; "" when there is none (each
+    keeps its own reason)."""
+    reasons = {str(a["reason"]) for a in group}
+    if len(reasons) == 1:
+        return reasons.pop()
+    return str(group[0]["said_once"])
 
 
 def combatant_card(
@@ -606,7 +625,9 @@ def combatant_card(
     if with_actions:
         # The same for the GM and the player of this combatant, unless someone is hidden.
         panel = ("actions", cid, tuple(visible), hidden)
-        actions = card["actions"] = shared.get_or(panel, lambda: action_panel(state, cid, visible))
+        actions = card["actions"] = shared.get_or(
+            panel, lambda: action_panel(state, cid, visible, hidden)
+        )
         card["actions_now"] = shared.get_or(
             ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
         )

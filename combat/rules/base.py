@@ -137,7 +137,9 @@ class Ruleset:
         cat = self.catalogue(enc)
         if key not in cat:
             # The key the caller sent is not echoed back: a refusal repeats no guess.
-            raise refuse("unknown_action", f"There is no such action in {self.name}.")
+            raise refuse(
+                "unknown_action", f"There is no such action in {self.name}.", ruleset=self.key
+            )
         a = cat[key]
         costs = (c.mods.get("costs") or {}) if c else {}
         if key in costs:
@@ -214,10 +216,13 @@ class Ruleset:
             raise said("not_your_turn", c, a, turn=enc.turn)
         waiting = [w for w in enc.pending if w.trigger == c.id]
         if waiting and not self.off_turn(enc, c):
-            raise refuse(
+            reactors = [enc.get(i) for i in dict.fromkeys(w.reactor for w in waiting)]
+            raise said(
                 "waiting_for_reactions",
-                waiting_sentence(enc, waiting, c.name),
-                **acting(c, a, waiting_on=list(dict.fromkeys(w.reactor for w in waiting))),
+                c,
+                a,
+                others=reactors,
+                waiting_on=[r.id for r in reactors],
             )
 
     def interrupts_allowed(self, enc: Encounter, c: Combatant, a: ActionDef) -> bool:

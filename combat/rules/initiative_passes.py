@@ -229,6 +229,7 @@ class InitiativePasses(Ruleset):
                 "between_rounds",
                 f"Round {enc.round + 1} has not begun: between rounds only Seize the Moment "
                 "can be declared.",
+                **acting(c, a, round=enc.round + 1, rule="Seize the Moment"),
             )
         super().check_timing(enc, c, a, opts)
 

@@ -13,7 +13,7 @@ from typing import Any
 from . import plans
 from .base import HEALTH_MODES, NPC_HEALTH, Ruleset
 from .board import seen_board
-from .refusal import Refused
+from .refusal import Refusal, Refused
 from .registry import get_ruleset
 from .state import Combatant, Effect, Encounter, Window
 
@@ -89,11 +89,15 @@ def visible_ids(enc: Encounter, audience: str) -> list[str]:
     return [cid for cid, c in enc.combatants.items() if audience == GM or not c.hidden]
 
 
-def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[dict[str, Any]]:
+def availability(
+    enc: Encounter, cid: str, rs: Ruleset | None = None, hidden: Collection[str] = ()
+) -> list[dict[str, Any]]:
     """Every action in the catalogue with its cost and whether it can be taken now.
 
-    An action that cannot is given the engine's own sentence as the reason, so the
-    disabled button says exactly what the refusal would.
+    An action that cannot is given the refusal the engine would give, written for the
+    reader: the GM's names everyone; for a player or spectator who cannot see `hidden`,
+    it is the refusal as they would get it (`Refusal.to_reader`), so a hidden combatant
+    is in neither its sentence nor its arguments. `why` holds its code and arguments.
     """
     rs = rs or get_ruleset(enc.ruleset)
     c = enc.combatants[cid]
@@ -104,10 +108,12 @@ def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[di
         if a.extra.get("empowered"):
             opts["to_hit"] = 1  # the cheapest legal empowerment
         reason = code = ""
+        why: Refusal | None = None
         try:
             rs.check(enc, c, a, opts, free=False)
         except Refused as r:
-            reason, code = r.refusal.message, r.refusal.code
+            why = r.refusal.to_reader(hidden) if hidden else r.refusal
+            reason, code = why.message, why.code
         out.append(
             {
                 "key": a.key,
@@ -119,6 +125,7 @@ def availability(enc: Encounter, cid: str, rs: Ruleset | None = None) -> list[di
                 "needs": list(a.extra.get("needs", ())),
                 "allowed": not reason,
                 "reason": reason,
+                "why": why,
                 # Planning off-turn (plans.py): what the page offers besides the button.
                 "plannable": bool(reason) and plans.plannable(a, code),
                 "interrupt": not reason and plans.interrupt_now(enc, rs, c, a),

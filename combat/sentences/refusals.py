@@ -48,7 +48,8 @@ def _attack_itself(s: Said) -> str:
 
 @says("refusal.target_defeated")
 def _target_defeated(s: Said) -> str:
-    return f"{s.Name(s['target'])} is already defeated."
+    # `target` is absent for a reader who cannot see it (Refusal.seen_by): "Someone".
+    return f"{s.Name(s.get('target'))} is already defeated."
 
 
 @says("refusal.missing_stat")
@@ -57,3 +58,56 @@ def _missing_stat(s: Said) -> str:
         f"{s.Name(s.actor)} has no {s['stat']} stat, needed for {s['needed_for']}: the GM "
         "sets it on the combatant (a dice expression such as 1d20, and a bonus)."
     )
+
+
+@says("refusal.waiting_for_reactions")
+def _waiting_for_reactions(s: Said) -> str:
+    # A reactor the reader cannot see is neither named nor counted (issue 12 item 10):
+    # with only such reactors the reader learns only that the table waits for the GM.
+    names = list(dict.fromkeys(s.name(r) for r in s["waiting_on"] if s.sees(r)))
+    if not names:
+        return "Waiting for the GM."
+    return f"Waiting for reactions: {', '.join(names)} may still react to {s.name(s.actor)}."
+
+
+@says("refusal.answer_first")
+def _answer_first(s: Said) -> str:
+    by = s.get("by")
+    seen = by is not None and s.sees(by)
+    attack = f"{s.name(by)}'s attack" if seen else "the attack of someone unseen"
+    answer = "Catch" if s.get("answer") == "catch" else "Dodge, Parry or Block"
+    return f"{s.Name(s.actor)} must first answer {attack} ({answer}, or let it pass)."
+
+
+@says("refusal.grappling_other")
+def _grappling_other(s: Said) -> str:
+    held = s.get("held")
+    other = s.name(held) if held is not None and s.sees(held) else "someone else"
+    return f"{s.Name(s.actor)} is grappling {other}: sustain that grapple or let it go first."
+
+
+@says("refusal.not_adjacent")
+def _not_adjacent(s: Said) -> str:
+    return (
+        f"Interrupt needs an adjacent enemy: {s.name(s.get('target'))} is not in melee with "
+        f"{s.name(s.actor)}."
+    )
+
+
+# Said once for many actions refused alike (combat/screens.py, `action_layout`): the same
+# refusal without the action's name.
+
+
+@says("refusal.many.not_your_turn")
+def _many_not_your_turn(s: Said) -> str:
+    return f"Not {s.name(s.actor)}'s turn"
+
+
+@says("refusal.many.reaction_only")
+def _many_reaction_only(s: Said) -> str:
+    return "Each of these is a reaction: it is taken when something triggers it, not as an action."
+
+
+@says("refusal.many.once_per_round", "refusal.many.once_per_turn")
+def _many_once_per(s: Said) -> str:
+    return f"Each of these can be used only {s['rule']}."

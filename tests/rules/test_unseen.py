@@ -104,17 +104,23 @@ def test_an_unseen_attack_still_reads_as_unseen_once_the_attacker_is_revealed():
 
 
 def test_while_the_prompt_is_open_ana_is_told_to_answer_someone_unseen():
-    """Ana's reasons say what holds her up, and it is something her player can answer."""
+    """Ana's reasons say what holds her up, and it is something her player can answer; each
+    reason is the refusal written for its reader: the GM's names the Lurker."""
     t, lurker, ana = ambush()
     ok(t.act(lurker, "attack", by="gm", target=ana))
-    reasons = {a["key"]: a["reason"] for a in availability(t.state, ana)}
+    reasons = {a["key"]: a["reason"] for a in availability(t.state, ana, hidden=[lurker])}
     assert reasons["interrupt"] == (
         "Ana must first answer the attack of someone unseen (Dodge, Parry or Block, or let "
         "it pass)."
     )
     assert not any(LURKER in r or "someone else" in r for r in reasons.values())
-    message = refused(t.act(ana, "interrupt", target=lurker), "answer_first")
-    assert message == reasons["interrupt"]
+    out = t.act(ana, "interrupt", target=lurker)
+    refused(out, "answer_first")
+    assert out.refusal.to_reader([lurker]).message == reasons["interrupt"]
+    gm_reasons = {a["key"]: a["reason"] for a in availability(t.state, ana)}
+    assert gm_reasons["interrupt"] == (
+        f"Ana must first answer {LURKER}'s attack (Dodge, Parry or Block, or let it pass)."
+    )
 
 
 def test_a_hidden_npcs_own_opportunity_attack_leaves_no_trace():
@@ -132,9 +138,14 @@ def test_a_hidden_npcs_own_opportunity_attack_leaves_no_trace():
     for audience in (PLAYER, PUBLIC):
         view = redacted(t.state, audience)
         assert view["pending"] == [] and not leaks(view, lurker)
-    reasons = {a["reason"] for a in availability(t.state, ana) if not a["allowed"]}
+    seen = availability(t.state, ana, hidden=[lurker])
+    reasons = {a["reason"] for a in seen if not a["allowed"]}
     assert "Waiting for the GM." in reasons
     assert not any("Waiting for reactions" in r or "someone" in r for r in reasons), reasons
+    assert not leaks([a["why"].to_dict() for a in seen if a["why"]], lurker)
+    # The GM is told whose reaction the table waits for.
+    gm = {a["reason"] for a in availability(t.state, ana) if not a["allowed"]}
+    assert f"Waiting for reactions: {LURKER} may still react to Ana." in gm
     assert refused(t.player("end_turn", actor=ana), "waiting_for_reactions") == (
         "Waiting for the GM."
     )

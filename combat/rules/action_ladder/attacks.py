@@ -37,13 +37,18 @@ ATTACKER_OWN = ("roll", "notes")
 
 def check_throw(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     s = bonus_of(c, "STR", "Throw range")
-    reach = s - int(opts.get("weight") or 0) + int(opts.get("thrown") or 0)
-    if int(opts.get("distance") or 0) > reach:
+    weight, thrown = int(opts.get("weight") or 0), int(opts.get("thrown") or 0)
+    reach, far = s - weight + thrown, int(opts.get("distance") or 0)
+    if far > reach:
         raise refuse(
             "out_of_range",
             f"Out of range: {c.name} throws up to STR bonus {s} − weight "
-            f"{opts.get('weight') or 0} + Thrown {opts.get('thrown') or 0} = "
-            f"{max(reach, 0)} m; {opts.get('distance') or 0} m was asked.",
+            f"{weight} + Thrown {thrown} = {max(reach, 0)} m; {far} m was asked.",
+            who=c.id,
+            what="throw",
+            reach=max(reach, 0),
+            asked=far,
+            rule="Throw range",
         )
 
 

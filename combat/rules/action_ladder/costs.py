@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..base import Opts
 from ..catalogue import ActionDef
 from ..events import Events
-from ..refusal import Refused, refuse
+from ..refusal import Refused, acting, refuse
 from ..state import Combatant, Encounter
 from ..turns import free_key
 from . import ladder
@@ -66,6 +66,7 @@ def cost(
             "no_pace_row",
             f"{a.name} cannot be {pace}: a {what} is not on the Slow and Quicken table "
             "(Bonus Action to Full Action).",
+            **acting(c, a, pace=pace, step=what, rule="Slow and Quicken"),
         )
     new_effort, new_bonus = ladder.STEP_COST[row[pace]]
     return new_effort, new_bonus + rest
@@ -125,7 +126,12 @@ def set_pace(self: ActionLadder, enc: Encounter, cmd: dict[str, Any], ev: Events
     to = by_label.get(str(cmd.get("to")).lower(), cmd.get("to"))
     pace = cmd.get("pace")
     if step not in ladder.STEPS or to not in ladder.STEPS:
-        raise refuse("bad_option", f"Step and result must be one of {', '.join(ladder.STEPS)}.")
+        raise refuse(
+            "bad_option",
+            f"Step and result must be one of {', '.join(ladder.STEPS)}.",
+            option="step",
+            allowed=list(ladder.STEPS),
+        )
     if pace not in ("slowed", "quickened"):
         raise refuse("bad_option", "Pace must be 'slowed' or 'quickened'.")
     table = enc.settings.setdefault("pace_table", {})

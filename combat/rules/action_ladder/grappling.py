@@ -9,7 +9,7 @@ from .. import dice
 from ..base import Opts, Rng, add_effect, engage, separate
 from ..catalogue import ActionDef
 from ..events import Events
-from ..refusal import refuse
+from ..refusal import refuse, said
 from ..state import Combatant, Effect, Encounter
 from .common import drop_effects, find_effect, has_effect, level_of, roll_of, spent, tell_contest
 
@@ -21,20 +21,22 @@ def check_grapple(enc: Encounter, c: Combatant, target: Combatant | None, opts: 
     due = c.turn.get("sustain_due")
     if due:
         if target is not None and target.id != due:
-            raise refuse(
-                "grappling",
-                f"{c.name} is grappling {enc.public_name(due)}: "
-                "sustain that grapple or let it go first.",
-            )
+            raise said("grappling", c, sentence="grappling_other", others=[enc.get(due)], held=due)
     elif has_effect(c, "Grappling"):
-        raise refuse("grappling", f"{c.name} already holds a grapple this turn.")
+        raise refuse(
+            "grappling",
+            f"{c.name} already holds a grapple this turn.",
+            who=c.id,
+            what="grapple",
+            rule="Grapple",
+        )
     elif target is None:
         raise refuse("missing_option", "Grapple needs a target.")
 
 
 def check_break_free(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if not has_effect(c, "Grappled"):
-        raise refuse("not_grappled", f"{c.name} is not grappled.")
+        raise refuse("not_grappled", f"{c.name} is not grappled.", who=c.id, what="break_free")
 
 
 def contest(

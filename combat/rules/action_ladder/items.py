@@ -31,6 +31,11 @@ def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts
             "no_condition",
             f"{target.name} is not {cond.capitalize()}: Aid "
             "lifts Incapacitated, Burning or Bleeding.",
+            who=c.id,
+            what="aid",
+            target=target.id,
+            condition=cond,
+            rule="Aid",
         )
 
 
@@ -42,10 +47,21 @@ def check_toss(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opt
             "too_heavy",
             f"Too heavy to toss: at most half the STR bonus "
             f"({s} / 2 = {s / 2:g}); the item weighs {weight}.",
+            who=c.id,
+            what="toss",
+            weight=weight,
+            limit=s / 2,
+            rule="Toss",
         )
     if far > s:
         raise refuse(
-            "too_far", f"Too far to toss: at most the STR bonus, {s} m; {far} m was asked."
+            "too_far",
+            f"Too far to toss: at most the STR bonus, {s} m; {far} m was asked.",
+            who=c.id,
+            what="toss",
+            reach=s,
+            asked=far,
+            rule="Toss",
         )
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..base import Opts, Rng, apply_damage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
-from ..refusal import Refused, refuse
+from ..refusal import Refused, refuse, said
 from ..state import Combatant, Encounter, Window
 from ..turns import Declared
 from .catalogue import ATTACK_NEEDS
@@ -34,15 +34,26 @@ def trigger_of(enc: Encounter, w: Window) -> Combatant:
     """The one whose deed opened window w; refused once it is defeated."""
     t = enc.get(w.trigger)
     if t.defeated:
-        raise refuse("bad_target", f"{t.name} is already defeated.")
+        raise said(
+            "bad_target",
+            enc.get(w.reactor),
+            sentence="target_defeated",
+            others=[t],
+            target=t.id,
+            window=w.id,
+        )
     return t
 
 
 def check_interrupt(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if target is not None and target.id not in c.engaged:
-        raise refuse(
+        raise said(
             "not_adjacent",
-            f"Interrupt needs an adjacent enemy: {target.name} is not in melee with {c.name}.",
+            c,
+            others=[target],
+            what="interrupt",
+            target=target.id,
+            rule="Interrupt",
         )
 
 
@@ -222,6 +233,11 @@ def spend_bonus(self: ActionLadder, c: Combatant, n: int, what: str) -> None:
             "not_enough_bonus",
             f"Not enough Bonus Actions: {what} costs {bonus_label(n)}, {c.name} has "
             f"{have} Bonus Action{'s' if have != 1 else ''} left.",
+            who=c.id,
+            cost=n,
+            spending_on=what,
+            left=have,
+            rule="Action Economy",
         )
     c.res["bonus"] = have - n
 
@@ -236,7 +252,13 @@ def react(
         "interrupt": set(),
     }
     if w.kind not in known:
-        raise refuse("no_reaction", f"{self.name} has no reaction to a {w.kind} window.")
+        raise refuse(
+            "no_reaction",
+            f"{self.name} has no reaction to a {w.kind} window.",
+            who=c.id,
+            window=w.id,
+            kind=w.kind,
+        )
     for key in opts:
         if key not in known[w.kind]:
             raise refuse("bad_option", "That reaction takes no such option.")
@@ -269,14 +291,30 @@ def react_defend(
             "reaction_not_allowed",
             f"Against {spec['name']} {c.name} may only "
             f"{or_list([k.capitalize() for k in allowed])}.",
+            who=c.id,
+            window=w.id,
+            reaction=kind,
+            allowed=list(allowed),
+            rule="Reactions",
         )
     if kind == "dodge" and has_effect(c, "Prone"):
         raise refuse(
             "prone_no_dodge",
             f"{c.name} is prone and cannot Dodge: while prone you act normally but cannot Dodge.",
+            who=c.id,
+            window=w.id,
+            reaction="dodge",
+            rule="Prone",
         )
     if kind == "block" and not self.setting(enc, "shield", c):
-        raise refuse("no_shield", f"Block requires a shield; {c.name} has none.")
+        raise refuse(
+            "no_shield",
+            f"Block requires a shield; {c.name} has none.",
+            who=c.id,
+            window=w.id,
+            reaction="block",
+            rule="Block",
+        )
     stat = "AGI"
     if kind == "parry":
         stat = str(opts.get("with") or "").upper()
@@ -324,6 +362,9 @@ def react_catch(
             "hands_busy",
             f"{c.name} is climbing: both hands are unavailable, and Catch needs a free "
             "hand (Climbing, Crawling, and Swimming; Catch in Detail).",
+            who=c.id,
+            window=w.id,
+            rule="Catch in Detail",
         )
     if d["kind"] == "throw":
         need(c, "AGI", "Catch")

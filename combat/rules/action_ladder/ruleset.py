@@ -31,7 +31,7 @@ from typing import Any
 from ..base import DEFENCE_STATS, Opts, Rng, Ruleset, gauge, int_option, speed_setting
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
-from ..refusal import acting, refuse
+from ..refusal import acting, refuse, said
 from ..state import Combatant, Encounter
 from ..turns import Declared, free_key
 from . import abilities, attacks, costs, grappling, items, movement, reactions, turns
@@ -292,6 +292,11 @@ class ActionLadder(Ruleset):
                 "bad_option",
                 f"{c.name} has already paid {-(-paid // per_turn)} whole turn(s) of "
                 f"{c.carry['name']}: it cannot take fewer.",
+                who=c.id,
+                what="extended",
+                paid=-(-paid // per_turn),
+                asked=turns,
+                rule="RULINGS ladder 2",
             )
         c.carry["total"] = turns * per_turn
         c.carry["remaining"] = turns * per_turn - paid
@@ -334,25 +339,25 @@ class ActionLadder(Ruleset):
         super().check_timing(enc, c, a, opts)
         mine = [w for w in enc.pending if w.reactor == c.id and w.kind in ("defend", "catch")]
         if mine:
+            # The defender's player is shown the prompt "from someone unseen" (view.py),
+            # and reads this refusal written for them (Refusal.to_reader).
             by = enc.combatants.get(mine[0].trigger)
-            # The defender's player is shown the prompt "from someone unseen" (view.py).
-            attack = (
-                f"{by.name}'s attack"
-                if by is not None and not by.hidden
-                else "the attack of someone unseen"
-            )
-            raise refuse(
+            raise said(
                 "answer_first",
-                f"{c.name} must first answer {attack} "
-                f"({'Catch' if mine[0].kind == 'catch' else 'Dodge, Parry or Block'}, or let "
-                "it pass).",
-                **acting(c, a, window=mine[0].id, by=mine[0].trigger, rule="Reactions"),
+                c,
+                a,
+                others=[by] if by is not None else [],
+                window=mine[0].id,
+                by=mine[0].trigger,
+                answer=mine[0].kind,
+                rule="Reactions",
             )
         if not self.off_turn(enc, c) and c.prepared and not c.prepared.get("sprung"):
             raise refuse(
                 "prepared_waiting",
                 f"{c.name} is waiting on Skip/Prepare ({c.prepared['text']}): abandon the plan "
                 "to act normally (after a full round), or end the turn.",
+                **acting(c, a, plan=c.prepared["text"], rule="Skip/Prepare"),
             )
 
     def check_limits(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
@@ -362,12 +367,14 @@ class ActionLadder(Ruleset):
                 "not_first_action",
                 f"{a.name} must be the first action of the turn; {c.name} has already taken "
                 f"{c.turn['actions']}.",
+                **acting(c, a, taken=c.turn["actions"], rule="first action of the turn"),
             )
         if (opts.get("pace") or "standard") == "quickened" and not c.mods.get("quicken"):
             raise refuse(
                 "no_quicken",
                 f"{c.name} has no way to Quicken {a.name}: only a combatant with a quicken "
                 "source (a GM-granted modifier) can.",
+                **acting(c, a, rule="Slow and Quicken"),
             )
         self.cost(enc, c, a, opts)  # refuses no_pace_row
 
@@ -429,9 +436,20 @@ class ActionLadder(Ruleset):
         target = enc.get(str(tid)) if tid else None
         if target is not None:
             if target.id == c.id and a.key not in ("administer", "ability") and not a.custom:
-                raise refuse("bad_target", f"{c.name} cannot use {a.name} on itself.")
+                raise refuse(
+                    "bad_target",
+                    f"{c.name} cannot use {a.name} on itself.",
+                    **acting(c, a, target=c.id),
+                )
             if target.defeated and a.key not in ("aid", "administer"):
-                raise refuse("bad_target", f"{target.name} is already defeated.")
+                raise said(
+                    "bad_target",
+                    c,
+                    a,
+                    sentence="target_defeated",
+                    others=[target],
+                    target=target.id,
+                )
         if a.extra.get("movement"):
             check_movement_mode(c, a, opts)
         check = ACTION_CHECKS.get(a.key)

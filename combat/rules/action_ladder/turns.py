@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..base import Opts, Rng, Ruleset
 from ..catalogue import ActionDef
 from ..events import Events
-from ..refusal import Refused, refuse
+from ..refusal import Refused, refuse, said
 from ..state import Combatant, Encounter
 from .common import find_effect, order_places, rng_of
 
@@ -29,6 +29,10 @@ def check_skip(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opt
         raise refuse(
             "already_carrying",
             f"{c.name} is still paying for {c.carry['name']}: abandon it before skipping the turn.",
+            who=c.id,
+            what="skip",
+            carrying=c.carry["action"],
+            rule="Action Types",
         )
 
 
@@ -129,6 +133,10 @@ def abandon(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> Non
                 f"Skip/Prepare can be abandoned only after a full round without its "
                 f"trigger: {c.name} prepared in round {c.prepared['round']} and may "
                 f"abandon it on its own turn in round {c.prepared['round'] + 1} or later.",
+                who=c.id,
+                prepared_in=c.prepared["round"],
+                from_round=c.prepared["round"] + 1,
+                rule="Skip/Prepare",
             )
         end_plan(c, ev, "abandon", "ladder.abandon_plan")
         return
@@ -143,9 +151,10 @@ def spring(self: ActionLadder, enc: Encounter, c: Combatant, ev: Events) -> None
         raise refuse(
             "no_turn",
             "A prepared action springs during someone's turn; nobody is taking a turn right now.",
+            who=c.id,
         )
     if c.defeated:
-        raise refuse("defeated", f"{c.name} is defeated and cannot act.")
+        raise said("defeated", c)
     if enc.turn == c.id:
         data = {"plan": c.prepared["text"]}
         ev.add("prepared", say="ladder.trigger_now", actor=c.id, data=data)
