@@ -120,6 +120,38 @@ def render_view(viewer: Viewer, *, oob: bool = True) -> tuple[str, int]:
     return render_public(enc, oob=oob) + talk, enc.version
 
 
+def first_frames(
+    viewer: Viewer, token: str | None, cred: str, shown: int
+) -> tuple[list[str], int] | None:
+    """What a socket opened by a page rendered at version `shown` sends first, instead of the
+    whole view the page already shows: the frames it missed since, from its audience's
+    history, then the #sync form of the version they bring it to, standing alone like a
+    whole view's ("this page is as it is now": a reconnected page says it is back), with
+    its reader's latest table talk (a message may have come between the page and its
+    socket). None when the whole view is needed (the history cannot cover the gap, or a
+    version the encounter never had) or the link no longer works (the whole view's path
+    says so)."""
+    if not still_valid(viewer, token):
+        return None
+    enc = Encounter.objects.get(pk=viewer.encounter_id)
+    if shown > enc.version:
+        return None
+    frames = frames_since(group_for(viewer), cred, shown, enc.version)
+    if frames is None:
+        return None
+    sync = {"version": enc.version, "oob": True}
+    now = render_to_string(f"{PAGE_TEMPLATES[viewer.role]}#sync", sync)
+    return [*frames, now + render_chat_messages(viewer, enc)], enc.version
+
+
+# Each audience's page, whose partials its frames are made of.
+PAGE_TEMPLATES = {
+    GM: "combat/gm.html",
+    PLAYER: "combat/player.html",
+    SPECTATOR: "combat/spectator.html",
+}
+
+
 # `prev_version` is set on pushed changes only: "this frame holds every change after that
 # version". A whole view (on connect, on resync) has none: it stands on its own.
 

@@ -44,6 +44,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
@@ -245,6 +246,13 @@ def _daphne_protocol(send: Any) -> Any:
     return None
 
 
+def page_version(scope: dict[str, Any]) -> int | None:
+    """The version the page that opened the socket shows (`?v=` on its address), if any."""
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    value = (query.get("v") or [""])[0]
+    return int(value) if value.isdigit() and len(value) < 12 else None
+
+
 class TableConsumer(AsyncWebsocketConsumer):
     role: str = ""
     _wire: Any = _UNKNOWN
@@ -340,10 +348,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         await fanout.join(self.group, self)
         for group in self.groups_joined:
             await fanout.join(group, self)
-        # The whole view re-checks the link now that the socket is in its group: a link
-        # replaced between the check above and joining (whose close this socket missed)
-        # gets nothing but the notice that it no longer works.
-        await self.send_whole_view()
+        # A page names the version it was rendered at (`?v=`): it gets what it missed since
+        # from the history, not the whole view it already shows. Either way the link is
+        # checked again now that the socket is in its group: a link replaced between the
+        # check above and joining (whose close this socket missed) gets nothing but the
+        # notice that it no longer works.
+        await self.send_first(page_version(self.scope))
         if self.gone:
             return
         await database_sync_to_async(broadcast.publish_presence)(self.viewer.encounter_id)
@@ -532,6 +542,29 @@ class TableConsumer(AsyncWebsocketConsumer):
             .first()
             or 0
         )
+
+    async def send_first(self, shown: int | None) -> None:
+        """The socket's first frames: those the page missed since the version it shows, or
+        the whole view (no version given, a gap the history cannot cover, a link gone).
+        Pushes that arrive meanwhile wait until these are sent, so none overtakes them."""
+        assert self.viewer is not None
+        caught_up = None
+        if shown is not None:
+            self.held = []
+            try:
+                caught_up = await database_sync_to_async(broadcast.first_frames)(
+                    self.viewer, self.token, self.cred, shown
+                )
+                if caught_up is not None:
+                    frames, self.version = caught_up
+                    for html in frames:
+                        await self.send(text_data=html)
+            finally:
+                held, self.held = self.held, None
+                for event in held:
+                    await self.frame_push(event)
+        if caught_up is None:
+            await self.send_whole_view()
 
     async def send_whole_view(self, paid: bool = False) -> None:
         """The whole view to this socket. One the page asked for is `paid` from its

@@ -398,6 +398,7 @@ CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value=
 CSRF_HEADER = re.compile(r'"X-CSRFToken": "[^"]*"')
 NONCE = re.compile(r'nonce="[^"]*"')
 PREV_VERSION = re.compile(r'(<form id="sync"[^>]*?)\sdata-prev-version="\d+"')
+LOADED_AT = re.compile(r'(hx-ws:connect="[^"?]*)\?v=\d+"')
 
 
 def normalised(html: str) -> str:
@@ -410,10 +411,14 @@ def normalised(html: str) -> str:
     - The Content-Security-Policy nonce on <script>: new for every response, by design.
     - data-prev-version on #sync: it says which version the last push followed (the page's
       history, read by static/js/sync.js); the version the page shows, data-version, stays.
+    - `?v=` on the socket's address: the version the page was loaded at, so that its socket
+      gets what it missed since rather than the whole view (static/js/sync.js moves it on
+      before a reconnect); frames never redraw it.
     """
     html = CSRF_INPUT.sub("", html)
     html = CSRF_HEADER.sub('"X-CSRFToken": "-"', html)
     html = NONCE.sub('nonce="-"', html)
+    html = LOADED_AT.sub(r'\1"', html)
     return PREV_VERSION.sub(r"\1", html)
 
 

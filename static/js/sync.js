@@ -12,7 +12,10 @@
  * 2. Reconnects. htmx doubles its wait after each failed attempt, up to a minute
  *    by default; a page here tries again at least every half second (plus or
  *    minus htmx's 30 % jitter), so it is back within about a second of a
- *    restarted server, which sends the whole view on connect. A failed attempt
+ *    restarted server. A page's socket names the version the page shows (`?v=` on its
+ *    address, moved on before each attempt): the server sends the frames it missed since
+ *    from its short history, or the whole view when the history cannot cover them (a
+ *    restarted server, a long absence). A failed attempt
  *    on a server that is down costs a refused TCP connection. A site's own
  *    htmx-config "ws" settings still win. A socket the server closed because the page
  *    had gone silent (4408) is reconnected too.
@@ -52,6 +55,12 @@
     }
     if (!connection.ownDelays) {
       connection.ownDelays = [config.reconnectDelay, config.reconnectMaxDelay];
+    }
+    // The socket's address names the version the page was loaded at (`?v=`); the next
+    // attempt names the one it shows now, so the server sends only what it missed since.
+    var shown = versionOf("data-version");
+    if (typeof connection.url === "string" && shown !== null) {
+      connection.url = connection.url.replace(/([?&]v=)\d+/, "$1" + shown);
     }
     if (evt.detail.code === CROWDED) {
       config.reconnectDelay = CROWDED_RETRY_MS;

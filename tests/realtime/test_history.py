@@ -22,7 +22,7 @@ from combat.models import Seat
 from tests.markers import TIMEOUT, first_view, is_view, is_whole_view, pushed_so_far
 from tests.replay import Page, normalised
 
-from .conftest import Table, player_socket, spectator_socket
+from .conftest import Table, player_socket, socket, spectator_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -186,3 +186,83 @@ async def test_a_replaced_link_never_gets_the_old_links_history(table: Table):
     assert await answer(other, len(other_frames)) == other_frames
     for comm in (old.comm, new.comm, other.comm):
         await comm.disconnect()
+
+
+# --- a page's socket names the version the page shows -----------------------------------------
+#
+# A page's socket address carries `?v=`, the version the page was rendered at (moved on
+# by static/js/sync.js before a reconnect): its first frames are what it missed since, from
+# the history, then its #sync form standing alone ("this page is as it is now"), never the
+# whole view it already shows, unless the history cannot cover the gap.
+
+
+async def loaded_page(t: Table) -> tuple[Screen, int]:
+    """The spectators' page fetched now, its socket not yet open; and its version."""
+    token = t.enc.spectator_token
+    screen = Screen(f"/s/{token}/", None, broadcast.group_name(t.enc.pk, "spectator"))
+    screen.page = Page(await database_sync_to_async(screen.fetch)())
+    shown = screen.page.version()
+    assert shown is not None
+    return screen, shown
+
+
+async def connect_at(screen: Screen, t: Table, version: int) -> None:
+    screen.comm = socket(f"/ws/s/{t.enc.spectator_token}/?v={version}")
+    connected, _ = await screen.comm.connect(timeout=TIMEOUT)
+    assert connected
+
+
+async def test_a_page_that_is_up_to_date_gets_no_second_copy_of_itself(table: Table):
+    screen, shown = await loaded_page(table)
+    await connect_at(screen, table, shown)
+    first = await screen.comm.receive_from(timeout=TIMEOUT)
+    assert 'id="sync"' in first and 'id="order"' not in first, "not the whole view again"
+    assert f'data-version="{shown}"' in first
+    assert screen.page is not None
+    screen.page.apply(first)
+    assert await screen.pushed() == []
+    await screen.true_to_a_reload()
+    # The socket is live: the next push arrives and applies.
+    await hit_goblin(table)
+    (frame,) = await screen.pushed()
+    assert not screen.page.apply(frame)
+    await screen.true_to_a_reload()
+    await screen.comm.disconnect()
+
+
+async def test_a_page_whose_socket_opens_late_gets_the_frames_it_missed(table: Table):
+    watching = await spectators(table).open()  # sees every push, as the history keeps it
+    screen, shown = await loaded_page(table)
+    for _ in range(3):
+        await hit_goblin(table)
+    pushed = await watching.pushed()
+    assert len(pushed) == 3
+
+    await connect_at(screen, table, shown)
+    frames = [await screen.comm.receive_from(timeout=TIMEOUT) for _ in range(4)]
+    assert frames[:3] == pushed, "the frames it missed, as they were pushed"
+    assert 'id="order"' not in frames[3] and is_whole_view(frames[3])
+    assert screen.page is not None
+    for frame in frames:
+        assert not screen.page.apply(frame)
+    assert await screen.pushed() == []
+    await screen.true_to_a_reload()
+    for comm in (screen.comm, watching.comm):
+        await comm.disconnect()
+
+
+@pytest.mark.parametrize("case", ["older than the history", "a version never shown"])
+async def test_a_page_the_history_cannot_cover_gets_the_whole_view(
+    table: Table, monkeypatch, case: str
+):
+    monkeypatch.setattr(broadcast, "HISTORY_DEPTH", 2)
+    screen, shown = await loaded_page(table)
+    for _ in range(3):
+        await hit_goblin(table)
+    await connect_at(screen, table, shown if case == "older than the history" else shown + 99)
+    whole = await screen.comm.receive_from(timeout=TIMEOUT)
+    assert is_whole_view(whole) and 'id="order"' in whole
+    assert screen.page is not None
+    screen.page.apply(whole)
+    await screen.true_to_a_reload()
+    await screen.comm.disconnect()

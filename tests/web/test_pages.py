@@ -70,7 +70,7 @@ def test_gm_console_has_the_regions_and_the_links(table: TableFixture):
     ):
         assert region in html, region
     assert table.player1_url in html and table.spectator_url in html
-    assert f'hx-ws:connect="/ws/enc/{table.enc.pk}/gm/"' in html
+    assert f'hx-ws:connect="/ws/enc/{table.enc.pk}/gm/?v={table.enc.version}"' in html
     # The GM sees the hidden NPC.
     assert HIDDEN in html
 
