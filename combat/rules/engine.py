@@ -165,7 +165,9 @@ def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
         return {}
     if not isinstance(raw, dict):
         raise refuse(
-            "bad_option", "Stats must be a mapping of name to a dice expression and bonus."
+            "bad_option",
+            "Stats must be a mapping of name to a dice expression and bonus.",
+            option="stats",
         )
     out: dict[str, dict[str, Any]] = {}
     for name, spec in raw.items():
@@ -173,6 +175,7 @@ def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
             raise refuse(
                 "bad_option",
                 "A stat name is letters, digits and _, at most 24, not starting with a digit.",
+                option="stats",
             )
         if isinstance(spec, str | int):
             spec = {"dice": str(spec), "bonus": 0}
@@ -201,10 +204,10 @@ def cmd_add_combatant(
         )
     name = clean_text(cmd.get("name"), "Name", length("add_combatant", "name"))
     if not name:
-        raise refuse("bad_option", "A combatant needs a name.")
+        raise refuse("bad_option", "A combatant needs a name.", option="name")
     side = cmd.get("side", NPC)
     if side not in (PC, NPC):
-        raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
+        raise refuse("bad_option", "Side must be 'pc' or 'npc'.", option="side")
     c = Combatant(id=enc.new_id("c", rng), name=name, side=side)
     c.seq = enc.counter
     apply_fields(enc, rs, c, cmd, rng)
@@ -259,11 +262,11 @@ def apply_identity(c: Combatant, cmd: dict[str, Any]) -> None:
     if "name" in cmd:
         name = clean_text(cmd["name"], "Name", length("update_combatant", "name"))
         if not name:
-            raise refuse("bad_option", "A combatant needs a name.")
+            raise refuse("bad_option", "A combatant needs a name.", option="name")
         c.name = name
     if "side" in cmd:
         if cmd["side"] not in (PC, NPC):
-            raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
+            raise refuse("bad_option", "Side must be 'pc' or 'npc'.", option="side")
         c.side = cmd["side"]
     if "notes" in cmd:
         c.notes = clean_text(cmd["notes"], "Notes", length("add_combatant", "notes"))
@@ -434,7 +437,7 @@ def cmd_reorder(
     c = enc.get(cmd.get("actor"))
     direction = cmd.get("direction")
     if direction not in ("up", "down"):
-        raise refuse("bad_option", "Direction must be 'up' or 'down'.")
+        raise refuse("bad_option", "Direction must be 'up' or 'down'.", option="direction")
     if enc.phase == SEIZE and c.seized:
         reorder_seizers(enc, c, direction, cmd, ev)
         return
@@ -568,6 +571,8 @@ def cmd_seize(
             "seize_timing",
             "Seize the Moment is declared at the start of a round, before the first "
             "combatant acts.",
+            who=c.id,
+            rule="Seize the Moment",
         )
     if c.seized:
         raise refuse(
@@ -796,7 +801,9 @@ def options_of(cmd: dict[str, Any]) -> dict[str, Any]:
     if raw is None or raw == "":
         return {}
     if not isinstance(raw, dict):
-        raise refuse("bad_option", "Options must be an object of option names and values.")
+        raise refuse(
+            "bad_option", "Options must be an object of option names and values.", option="options"
+        )
     return dict(raw)
 
 
@@ -951,7 +958,7 @@ def cmd_force_move(
     c = enc.get(cmd.get("actor"))
     how = cmd.get("how", "forced")
     if how not in ("forced", "teleport"):
-        raise refuse("bad_option", "How must be 'forced' or 'teleport'.")
+        raise refuse("bad_option", "How must be 'forced' or 'teleport'.", option="how")
     ev.add("move", say="moved_by_gm", actor=c.id, ruling=True, data={"how": how})
     rs.leave_reach(
         enc,
@@ -1055,7 +1062,7 @@ def cmd_add_custom_action(
 ) -> None:
     name = clean_text(cmd.get("name"), "Action name", length("add_custom_action", "name"))
     if not name:
-        raise refuse("bad_option", "A custom action needs a name.")
+        raise refuse("bad_option", "A custom action needs a name.", option="name")
     key = "custom_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
     if key in rs.catalogue(enc):
         raise refuse("duplicate", f"There is already an action called {name}.", what=key)
@@ -1107,12 +1114,13 @@ def cmd_roll(
     r = dice.roll(expr, rng)
     secret = as_bool(cmd.get("secret")) and cmd.get("by") == "gm"
     if as_bool(cmd.get("secret")) and cmd.get("by") != "gm":
-        raise refuse("gm_only", "Only the GM can roll in secret.")
+        raise refuse("gm_only", "Only the GM can roll in secret.", option="secret")
     if not cmd.get("actor") and cmd.get("by") != "gm":
         raise refuse(
             "missing_option",
             "Say which of your combatants rolls (the actor): a player's roll is logged "
             "under that combatant's name.",
+            option="actor",
         )
     if cmd.get("actor"):
         enc.get(cmd["actor"])  # a combatant of this encounter, or refused
@@ -1164,7 +1172,7 @@ def cmd_set_condition(
     c = enc.get(cmd.get("actor"))
     name = clean_text(cmd.get("name"), "Condition", length("set_condition", "name"))
     if not name:
-        raise refuse("bad_option", "A condition needs a name.")
+        raise refuse("bad_option", "A condition needs a name.", option="name")
     stacks = as_int(cmd.get("stacks", 1), "Stacks", *span("set_condition", "stacks"))
     expires, of, detail = condition_duration(enc, cmd)
     c.effects = [e for e in c.effects if e.name.lower() != name.lower()]
@@ -1211,11 +1219,16 @@ def condition_duration(
         return until, enc.get(cmd.get("of")).id, {}
     if until == "rounds":
         if not n:
-            raise refuse("bad_option", "A condition set for a number of rounds needs rounds.")
+            raise refuse(
+                "bad_option",
+                "A condition set for a number of rounds needs rounds.",
+                option="rounds",
+            )
         last = max(enc.round, 1) + n - 1
         return "rounds", None, {"last_round": last}
     raise refuse(
         "bad_option",
         "A condition lasts until cleared, until the start or end of a combatant's next "
         "turn (turn_start, turn_end), or for a number of rounds (rounds).",
+        option="expires",
     )
