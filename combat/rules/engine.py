@@ -822,7 +822,8 @@ def check_options(enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, An
             raise refuse(
                 "bad_option",
                 f"{a.name} takes no such option (it takes: {takes}).",
-                **acting(c, a, option=str(key)),
+                # The key sent is not repeated: a guess learns nothing back.
+                **acting(c, a, choices=sorted(allowed)),
             )
     for o in a.options:
         v = opts.get(o.name)
