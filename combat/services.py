@@ -135,7 +135,11 @@ def create_encounter(
     """A new encounter in setup, with its spectator link; a refusal for a bad ruleset or setting."""
     if ruleset not in rulesets():
         known = ", ".join(rulesets())
-        return Refusal("unknown_ruleset", f"There is no such ruleset; choose one of {known}.")
+        return Refusal(
+            "unknown_ruleset",
+            f"There is no such ruleset; choose one of {known}.",
+            {"choices": list(rulesets())},
+        )
     try:
         state = new_encounter(ruleset, name or "Encounter", settings)
     except ValueError as e:  # a dice expression that cannot be rolled
@@ -156,7 +160,11 @@ def rename_encounter(encounter_id: int, name: Any) -> Refusal | None:
     if not clean:
         return Refusal("bad_name", "Give the encounter a name.")
     if len(clean) > 80:
-        return Refusal("bad_name", f"A name has at most 80 characters; this one has {len(clean)}.")
+        return Refusal(
+            "bad_name",
+            f"A name has at most 80 characters; this one has {len(clean)}.",
+            {"most": 80, "asked": len(clean)},
+        )
     with transaction.atomic():
         enc = _locked(encounter_id)
         enc.name = clean
@@ -218,11 +226,13 @@ def check_permission(
             return Refusal("unknown_combatant", UNKNOWN_COMBATANT)
     actor = command.get("actor")
     if spec.gm_only or not spec.needs_actor:
-        return Refusal("forbidden", f"Only the GM can {kind.replace('_', ' ')}.")
+        return Refusal("forbidden", f"Only the GM can {kind.replace('_', ' ')}.", {"command": kind})
     if not actor:
         return Refusal(spec.missing_code, spec.missing_actor)
     if not seat.controls(actor):
-        return Refusal("forbidden", f"{seat.name} does not control {state.name_of(actor)}.")
+        return Refusal(
+            "forbidden", f"{seat.name} does not control {state.name_of(actor)}.", {"who": actor}
+        )
     if spec.window and not _window_shown(state, command.get("window")):
         # Last, so that it is exactly the engine's answer for a window that does not exist,
         # whatever else the command holds (issue 12 item 10).

@@ -115,3 +115,69 @@ def test_no_documented_code_is_stale() -> None:
     codes, _bad = _walk()
     stale = sorted(_documented() - set(codes))
     assert not stale, f"docs/api.md documents codes nothing gives any more: {stale}"
+
+
+# ---- refusals29a: every refusal carries its facts (issue 29) ----
+
+# The files whose refusals carry their facts as arguments; the other areas join as they
+# are done.
+CARRY_ARGS_IN: tuple[str, ...] = (
+    "combat/rules/engine.py",
+    "combat/rules/state.py",
+    "combat/rules/registry.py",
+    "combat/rules/reorder.py",
+    "combat/rules/flow.py",
+    "combat/rules/plans.py",
+    "combat/rules/turns.py",
+    "combat/rules/turn_start.py",
+    "combat/rules/table.py",
+    "combat/rules/commands.py",
+    "combat/rules/fields.py",
+    "combat/rules/dice.py",
+    "combat/rules/action_points.py",
+    "combat/rules/initiative_passes.py",
+    "combat/rules/base.py",
+    "combat/rules/catalogue.py",
+    *sorted(
+        f"combat/rules/action_ladder/{p.name}"
+        for p in (ROOT / "combat/rules/action_ladder").glob("*.py")
+        if p.name != "movement.py"
+    ),
+)
+
+
+def _bare_fstring_refusals(source: str, where: str) -> list[str]:
+    """`refuse(...)` or `Refused(...)` calls whose message is an f-string and that pass no
+    keyword argument: the message holds facts the arguments do not."""
+    bare = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        if node.func.id not in ("refuse", "Refused") or len(node.args) < 2:
+            continue
+        if isinstance(node.args[1], ast.JoinedStr) and not node.keywords:
+            bare.append(f"{where}:{node.lineno}: {ast.unparse(node)[:80]}")
+    return bare
+
+
+def test_a_refusal_that_names_facts_carries_them_as_arguments() -> None:
+    """Issue 29: a refusal is a stable code with typed arguments (who, what, which rule).
+    A message written from values (an f-string) passes those values as arguments too, so
+    a program reads them without parsing the sentence."""
+    bare = [
+        line
+        for f in CARRY_ARGS_IN
+        for line in _bare_fstring_refusals((ROOT / f).read_text(encoding="utf-8"), f)
+    ]
+    assert not bare, "refusals whose message holds facts no argument carries:\n" + "\n".join(bare)
+
+
+def test_the_argument_check_finds_a_bare_refusal() -> None:
+    """The check above is not vacuous: it flags a message written from a value with no
+    argument, and passes the same refusal once it carries the value."""
+    bare = 'raise refuse("no_hp", f"{c.name} has no HP.")\n'
+    carried = 'raise refuse("no_hp", f"{c.name} has no HP.", who=c.id)\n'
+    assert len(_bare_fstring_refusals(bare, "x.py")) == 1
+    assert _bare_fstring_refusals(carried, "x.py") == []
+    engine = (ROOT / "combat/rules/engine.py").read_text(encoding="utf-8")
+    assert engine.count("refuse(") > 50  # the real files are read, not nothing

@@ -28,7 +28,7 @@ from .catalogue import ActionDef, Setting
 from .events import Events
 from .fields import MAX_NAME, MAX_TEXT, length, span
 from .paths import on_map, sync_engagement, walk_on
-from .refusal import Refusal, Refused, refuse
+from .refusal import Refusal, Refused, acting, refuse, said
 from .registry import get_ruleset
 from .state import (
     COMBAT,
@@ -100,7 +100,7 @@ def apply(
         if spec is None or spec.fn is None or not isinstance(kind, str):
             raise refuse("unknown_command", UNKNOWN_COMMAND)
         if spec.gm_only and command.get("by") != "gm":
-            raise refuse("gm_only", f"Only the GM can {kind.replace('_', ' ')}.")
+            raise refuse("gm_only", f"Only the GM can {kind.replace('_', ' ')}.", command=kind)
         spec.fn(enc, rs, command, rng, ev)
         tidy_windows(enc, rs, ev)
     except Refused as r:
@@ -117,11 +117,15 @@ def clean_text(value: object, label: str, limit: int) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise refuse("bad_option", f"{label} must be text.")
+        raise refuse("bad_option", f"{label} must be text.", option=label)
     value = value.strip()
     if len(value) > limit:
         raise refuse(
-            "too_long", f"{label} is too long: at most {limit} characters, got {len(value)}."
+            "too_long",
+            f"{label} is too long: at most {limit} characters, got {len(value)}.",
+            option=label,
+            most=limit,
+            asked=len(value),
         )
     return value
 
@@ -139,14 +143,19 @@ def as_bool(value: Any) -> bool:
 def check_setting(rs: Ruleset, key: str, value: Any) -> Any:
     spec = {s.key: s for s in rs.all_settings()}.get(key)
     if spec is None:
-        raise refuse("unknown_setting", f"{rs.name} has no such setting.")
+        raise refuse("unknown_setting", f"{rs.name} has no such setting.", ruleset=rs.key)
     if spec.kind == "dice":
         return dice.parse(str(value)).text
     if spec.kind == "bool":
         return as_bool(value)
     if spec.kind == "choice":
         if value not in spec.choices:
-            raise refuse("bad_option", f"{spec.label} must be one of {', '.join(spec.choices)}.")
+            raise refuse(
+                "bad_option",
+                f"{spec.label} must be one of {', '.join(spec.choices)}.",
+                option=spec.label,
+                choices=list(spec.choices),
+            )
         return value
     return as_int(value, spec.label, spec.min, spec.max)
 
@@ -156,7 +165,9 @@ def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
         return {}
     if not isinstance(raw, dict):
         raise refuse(
-            "bad_option", "Stats must be a mapping of name to a dice expression and bonus."
+            "bad_option",
+            "Stats must be a mapping of name to a dice expression and bonus.",
+            option="stats",
         )
     out: dict[str, dict[str, Any]] = {}
     for name, spec in raw.items():
@@ -164,11 +175,14 @@ def clean_stats(raw: Any) -> dict[str, dict[str, Any]]:
             raise refuse(
                 "bad_option",
                 "A stat name is letters, digits and _, at most 24, not starting with a digit.",
+                option="stats",
             )
         if isinstance(spec, str | int):
             spec = {"dice": str(spec), "bonus": 0}
         if not isinstance(spec, dict):
-            raise refuse("bad_option", f"Stat {name} needs a dice expression and a bonus.")
+            raise refuse(
+                "bad_option", f"Stat {name} needs a dice expression and a bonus.", stat=name
+            )
         expr = str(spec.get("dice") or "").strip()
         if not expr:
             continue
@@ -183,13 +197,17 @@ def cmd_add_combatant(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
     if len(enc.combatants) >= MAX_COMBATANTS:
-        raise refuse("too_many", f"An encounter holds at most {MAX_COMBATANTS} combatants.")
+        raise refuse(
+            "too_many",
+            f"An encounter holds at most {MAX_COMBATANTS} combatants.",
+            most=MAX_COMBATANTS,
+        )
     name = clean_text(cmd.get("name"), "Name", length("add_combatant", "name"))
     if not name:
-        raise refuse("bad_option", "A combatant needs a name.")
+        raise refuse("bad_option", "A combatant needs a name.", option="name")
     side = cmd.get("side", NPC)
     if side not in (PC, NPC):
-        raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
+        raise refuse("bad_option", "Side must be 'pc' or 'npc'.", option="side")
     c = Combatant(id=enc.new_id("c", rng), name=name, side=side)
     c.seq = enc.counter
     apply_fields(enc, rs, c, cmd, rng)
@@ -244,11 +262,11 @@ def apply_identity(c: Combatant, cmd: dict[str, Any]) -> None:
     if "name" in cmd:
         name = clean_text(cmd["name"], "Name", length("update_combatant", "name"))
         if not name:
-            raise refuse("bad_option", "A combatant needs a name.")
+            raise refuse("bad_option", "A combatant needs a name.", option="name")
         c.name = name
     if "side" in cmd:
         if cmd["side"] not in (PC, NPC):
-            raise refuse("bad_option", "Side must be 'pc' or 'npc'.")
+            raise refuse("bad_option", "Side must be 'pc' or 'npc'.", option="side")
         c.side = cmd["side"]
     if "notes" in cmd:
         c.notes = clean_text(cmd["notes"], "Notes", length("add_combatant", "notes"))
@@ -322,7 +340,12 @@ def cmd_hide(
     c = enc.get(cmd.get("actor"))
     hidden = as_bool(cmd.get("hidden", cmd["type"] == "hide"))
     if c.hidden == hidden:
-        raise refuse("no_change", f"{c.name} is already {'hidden' if hidden else 'visible'}.")
+        raise refuse(
+            "no_change",
+            f"{c.name} is already {'hidden' if hidden else 'visible'}.",
+            who=c.id,
+            hidden=hidden,
+        )
     c.hidden = hidden
     # Logged while hidden, so a hiding is itself only seen by the GM; a reveal is public.
     ev.add("visibility", actor=c.id, ruling=True, data={"hidden": hidden})
@@ -334,14 +357,14 @@ def cmd_defeat(
     c = enc.get(cmd.get("actor"))
     if cmd["type"] == "defeat":
         if c.defeated:
-            raise refuse("no_change", f"{c.name} is already defeated.")
+            raise refuse("no_change", f"{c.name} is already defeated.", who=c.id, defeated=True)
         defeat(enc, c, ev)
         ev.items[-1]["ruling"] = True
         if enc.turn == c.id:
             flow.finish_turn(enc, rs, ev)
     else:
         if not c.defeated:
-            raise refuse("no_change", f"{c.name} is not defeated.")
+            raise refuse("no_change", f"{c.name} is not defeated.", who=c.id, defeated=False)
         flow.revive(enc, c, ev, "flow.revived", ruling=True)
 
 
@@ -351,7 +374,7 @@ def cmd_damage(
     c = enc.get(cmd.get("actor"))
     amount = as_int(cmd.get("amount"), "Amount", *span(cmd["type"], "amount"))
     if c.hp is None:
-        raise refuse("no_hp", f"{c.name} has no HP to change: set its HP first.")
+        raise refuse("no_hp", f"{c.name} has no HP to change: set its HP first.", who=c.id)
     if cmd["type"] == "damage":
         ev.add("damage", actor=c.id, ruling=True, data={"amount": amount})
         apply_damage(enc, c, amount, ev, source=None)
@@ -414,7 +437,7 @@ def cmd_reorder(
     c = enc.get(cmd.get("actor"))
     direction = cmd.get("direction")
     if direction not in ("up", "down"):
-        raise refuse("bad_option", "Direction must be 'up' or 'down'.")
+        raise refuse("bad_option", "Direction must be 'up' or 'down'.", option="direction")
     if enc.phase == SEIZE and c.seized:
         reorder_seizers(enc, c, direction, cmd, ev)
         return
@@ -423,7 +446,12 @@ def cmd_reorder(
     i = order.index(c.id)
     j = i - 1 if direction == "up" else i + 1
     if j < 0 or j >= len(order):
-        raise refuse("no_tie", f"{c.name} is already at the {'top' if j < 0 else 'bottom'}.")
+        raise refuse(
+            "no_tie",
+            f"{c.name} is already at the {'top' if j < 0 else 'bottom'}.",
+            who=c.id,
+            direction=direction,
+        )
     other = enc.combatants[order[j]]
     mine = flow.initiative_of(enc, c)
     if (flow.initiative_of(enc, other) != mine or other.side != c.side) and cmd.get("by") == "gm":
@@ -431,11 +459,7 @@ def cmd_reorder(
         reorder.place(enc, c, other, before=direction == "up", ev=ev)
         return
     if flow.initiative_of(enc, other) != mine or other.side != c.side:
-        raise refuse(
-            "not_tied",
-            f"{c.name} and {other.name} are not tied: only combatants of the same side with "
-            "the same initiative choose their order (the GM can set an initiative by hand).",
-        )
+        raise said("not_tied", c, others=[other], other=other.id, rule="ties")
     block = [
         x
         for x in full
@@ -471,6 +495,9 @@ def reorder_seizers(
             "no_tie",
             f"{c.name} is already {'first' if j < 0 else 'last'} of the "
             f"{'PCs' if c.is_pc else 'NPCs'} who Seize the Moment.",
+            who=c.id,
+            direction=direction,
+            rule="Seize the Moment",
         )
     other = near[j]
     a, b = block.index(c.id), block.index(other)
@@ -530,7 +557,12 @@ def cmd_seize(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
     if not rs.has_seize:
-        raise refuse("not_in_ruleset", f"{rs.name} has no Seize the Moment.")
+        raise refuse(
+            "not_in_ruleset",
+            f"{rs.name} has no Seize the Moment.",
+            ruleset=rs.key,
+            rule="Seize the Moment",
+        )
     c = enc.get(cmd.get("actor"))
     if enc.phase == ENDED:
         raise refuse("ended", COMBAT_OVER)
@@ -539,13 +571,27 @@ def cmd_seize(
             "seize_timing",
             "Seize the Moment is declared at the start of a round, before the first "
             "combatant acts.",
+            who=c.id,
+            rule="Seize the Moment",
         )
     if c.seized:
-        raise refuse("already_seized", f"{c.name} has already seized this round.")
+        raise refuse(
+            "already_seized",
+            f"{c.name} has already seized this round.",
+            who=c.id,
+            rule="Seize the Moment",
+        )
     if c.defeated:
-        raise refuse("defeated", f"{c.name} is defeated and cannot act.")
+        raise said("defeated", c)
     if c.res.get("grit", 0) < 1:
-        raise refuse("no_grit", f"Seize the Moment costs 1 Grit; {c.name} has none.")
+        raise refuse(
+            "no_grit",
+            f"Seize the Moment costs 1 Grit; {c.name} has none.",
+            who=c.id,
+            cost=1,
+            left=0,
+            rule="Seize the Moment",
+        )
     c.res["grit"] -= 1
     c.seized = True
     order = enc.settings.setdefault("_seize_order", [])
@@ -566,10 +612,11 @@ def cmd_end_turn(
         raise refuse("no_turn", "Nobody is taking a turn right now.")
     actor = cmd.get("actor") or enc.turn
     if actor != enc.turn:
-        raise refuse(
+        raise said(
             "not_your_turn",
-            f"It is {turn_holder_name(enc, cmd)}'s turn, not {enc.name_of(actor)}'s.",
-            who=actor,
+            enc.get(actor),
+            sentence="turn_of",
+            others=[enc.get(enc.turn)],
             turn=enc.turn,
         )
     holder = enc.get(actor)
@@ -621,18 +668,13 @@ def cmd_take_turn(
     if cur is None or enc.phase != COMBAT:
         raise refuse("no_turn", "Nobody is taking a turn right now.")
     if cur.id == c.id:
-        raise refuse("no_change", f"It is already {c.name}'s turn.")
+        raise refuse("no_change", f"It is already {c.name}'s turn.", who=c.id, turn=c.id)
     if not c.group or c.group != cur.group:
-        raise refuse(
-            "not_group",
-            f"{c.name} is not in {enc.public_name(cur.id)}'s group: only members of a group "
-            "acting on one initiative choose their order.",
-        )
+        raise said("not_group", c, others=[cur], turn=cur.id, rule="Group Initiative")
     if c.id in enc.acted or not rs.eligible(enc, c):
-        raise refuse("already_acted", f"{c.name} has already had its turn.")
+        raise refuse("already_acted", f"{c.name} has already had its turn.", who=c.id)
     if cur.turn.get("actions") or turn_start.began(enc, cur):
-        who = enc.public_name(cur.id)
-        raise refuse("turn_begun", f"{who[:1].upper()}{who[1:]} has already begun its turn.")
+        raise said("turn_begun", c, others=[cur], turn=cur.id, rule="Group Initiative")
     # The slot opened on the current member; its turn starts when it really comes.
     turn_start.put_back(enc, cur)
     i, j = enc.order.index(cur.id), enc.order.index(c.id)
@@ -695,7 +737,11 @@ def cmd_act(
     check_options(enc, c, a, opts)
     for o in a.options:
         if o.gm_only and opts.get(o.name) is not None and cmd.get("by") != "gm":
-            raise refuse("gm_sets", f"{o.label}: only the GM sets this for {a.name} ({o.gm_only}).")
+            raise refuse(
+                "gm_sets",
+                f"{o.label}: only the GM sets this for {a.name} ({o.gm_only}).",
+                **acting(c, a, option=o.name, rule=o.gm_only),
+            )
     try:
         rs.check(enc, c, a, opts, free=free)
     except Refused as r:
@@ -703,10 +749,14 @@ def cmd_act(
             raise
         # The disabled button's reason stays the same from turn to turn; the answer to a
         # command sent out of turn also says whose turn it is.
-        raise refuse(
+        holder = enc.combatants.get(enc.turn or "")
+        raise said(
             "not_your_turn",
-            f"{r.refusal.message} {whose_turn_sentence(enc, cmd)}",
-            **r.refusal.args,
+            c,
+            a,
+            sentence="not_your_turn_now",
+            others=[holder] if holder else [],
+            **{**r.refusal.args, "turn": enc.turn},
         ) from None
     start = len(ev.items)
     before = dict(c.res)
@@ -746,24 +796,14 @@ def mark_for_player(
             e["ruling"] = True
 
 
-def turn_holder_name(enc: Encounter, cmd: dict[str, Any]) -> str:
-    """The current combatant's name as the asker may see it: the GM sees every name; a
-    player is told "someone else" when the current combatant is hidden."""
-    return enc.name_of(enc.turn) if cmd.get("by") == "gm" else enc.public_name(enc.turn)
-
-
-def whose_turn_sentence(enc: Encounter, cmd: dict[str, Any]) -> str:
-    if enc.turn is None:
-        return "Nobody is taking a turn right now."
-    return f"It is {turn_holder_name(enc, cmd)}'s turn."
-
-
 def options_of(cmd: dict[str, Any]) -> dict[str, Any]:
     raw = cmd.get("options")
     if raw is None or raw == "":
         return {}
     if not isinstance(raw, dict):
-        raise refuse("bad_option", "Options must be an object of option names and values.")
+        raise refuse(
+            "bad_option", "Options must be an object of option names and values.", option="options"
+        )
     return dict(raw)
 
 
@@ -779,12 +819,21 @@ def check_options(enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, An
     for key in opts:
         if key not in allowed:
             takes = ", ".join(sorted(allowed)) or "none"
-            raise refuse("bad_option", f"{a.name} takes no such option (it takes: {takes}).")
+            raise refuse(
+                "bad_option",
+                f"{a.name} takes no such option (it takes: {takes}).",
+                # The key sent is not repeated: a guess learns nothing back.
+                **acting(c, a, choices=sorted(allowed)),
+            )
     for o in a.options:
         v = opts.get(o.name)
         if v in (None, ""):
             if o.required:
-                raise refuse("missing_option", f"{a.name} needs {o.label.lower()}.")
+                raise refuse(
+                    "missing_option",
+                    f"{a.name} needs {o.label.lower()}.",
+                    **acting(c, a, option=o.name),
+                )
             opts.pop(o.name, None)
             continue
         if o.kind == "target":
@@ -796,7 +845,11 @@ def check_options(enc: Encounter, c: Combatant, a: ActionDef, opts: dict[str, An
             opts[o.name] = as_bool(v)
         elif o.kind == "choice":
             if v not in o.choices:
-                raise refuse("bad_option", f"{o.label} must be one of {', '.join(o.choices)}.")
+                raise refuse(
+                    "bad_option",
+                    f"{o.label} must be one of {', '.join(o.choices)}.",
+                    **acting(c, a, option=o.name, choices=list(o.choices)),
+                )
         elif o.kind == "text":
             opts[o.name] = clean_text(v, o.label, MAX_TEXT)
 
@@ -810,13 +863,7 @@ def cmd_react(
     if w is None:
         raise refuse("no_window", NO_WINDOW, window=wid if isinstance(wid, str) else None)
     if w.reactor != c.id:
-        raise refuse(
-            "not_yours",
-            f"That reaction belongs to {enc.public_name(w.reactor)}.",
-            who=c.id,
-            window=w.id,
-            reactor=w.reactor,
-        )
+        raise said("not_yours", c, others=[enc.get(w.reactor)], window=w.id, reactor=w.reactor)
     enc.pending.remove(w)
     if not as_bool(cmd.get("accept", True)):
         ev.add("decline", actor=c.id, involved=(w.trigger,))
@@ -882,29 +929,23 @@ def cmd_engage(
     c = enc.get(cmd.get("actor"))
     t = enc.get(cmd.get("target"))
     if c.id == t.id:
-        raise refuse("bad_target", "A combatant cannot be in its own reach.")
+        raise refuse("bad_target", "A combatant cannot be in its own reach.", who=c.id)
     if on_map(enc, c) and on_map(enc, t):
-        raise refuse(
-            "on_map",
-            f"On a map, engagement follows from where tokens stand: move {c.name} next to "
-            f"{t.name} (or within its reach), or away from it.",
-            who=c.id,
-            target=t.id,
-        )
+        raise said("on_map", c, others=[t], target=t.id, rule="engagement on a map")
     if as_bool(cmd.get("engaged", True)):
         if t.id in c.engaged:
-            raise refuse("no_change", f"{c.name} and {t.name} are already in melee.")
+            raise said(
+                "no_change", c, sentence="already_engaged", others=[t], target=t.id, engaged=True
+            )
         engage(enc, c, t)
         ev.add("engage", actor=c.id, involved=(t.id,), data={"with": t.id})
     else:
         if t.id not in c.engaged:
-            raise refuse("no_change", f"{c.name} and {t.name} are not in melee.")
-        if cmd.get("by") != "gm":
-            raise refuse(
-                "use_move",
-                f"To get away from {t.name}, {c.name} moves (which may provoke an "
-                "Opportunity Attack); only the GM separates combatants by hand.",
+            raise said(
+                "no_change", c, sentence="not_engaged", others=[t], target=t.id, engaged=False
             )
+        if cmd.get("by") != "gm":
+            raise said("use_move", c, others=[t], target=t.id, rule="leaving melee")
         c.engaged.remove(t.id)
         if c.id in t.engaged:
             t.engaged.remove(c.id)
@@ -918,7 +959,7 @@ def cmd_force_move(
     c = enc.get(cmd.get("actor"))
     how = cmd.get("how", "forced")
     if how not in ("forced", "teleport"):
-        raise refuse("bad_option", "How must be 'forced' or 'teleport'.")
+        raise refuse("bad_option", "How must be 'forced' or 'teleport'.", option="how")
     ev.add("move", say="moved_by_gm", actor=c.id, ruling=True, data={"how": how})
     rs.leave_reach(
         enc,
@@ -939,7 +980,7 @@ def cmd_adjust(
     c = enc.get(cmd.get("actor"))
     key = cmd.get("resource")
     if not isinstance(key, str):
-        raise refuse("unknown_resource", f"Name the resource of {c.name} to set.")
+        raise refuse("unknown_resource", f"Name the resource of {c.name} to set.", who=c.id)
     if key == "hp":
         if c.max_hp is None:
             c.max_hp = as_int(cmd.get("value"), "HP", 0, 100_000)
@@ -958,7 +999,7 @@ def cmd_adjust(
     elif rs.adjust(enc, c, key, cmd.get("value")):
         new = cmd.get("value")
     else:
-        raise refuse("unknown_resource", f"{c.name} has no such resource.")
+        raise refuse("unknown_resource", f"{c.name} has no such resource.", who=c.id)
     ev.add("ruling", say="adjust", actor=c.id, ruling=True, data={"resource": key, "value": new})
 
 
@@ -990,7 +1031,7 @@ def cmd_set_modifier(
     known = {s.key: s for s in rs.settings if s.per_combatant}
     known.update(rs.modifiers())
     if key not in known:
-        raise refuse("unknown_modifier", f"{rs.name} has no such modifier.")
+        raise refuse("unknown_modifier", f"{rs.name} has no such modifier.", ruleset=rs.key)
     c.mods[key] = check_setting_like(known[key], cmd.get("value"))
     rs.refresh_limits(enc, c)
     ev.add(
@@ -1022,15 +1063,17 @@ def cmd_add_custom_action(
 ) -> None:
     name = clean_text(cmd.get("name"), "Action name", length("add_custom_action", "name"))
     if not name:
-        raise refuse("bad_option", "A custom action needs a name.")
+        raise refuse("bad_option", "A custom action needs a name.", option="name")
     key = "custom_" + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
     if key in rs.catalogue(enc):
-        raise refuse("duplicate", f"There is already an action called {name}.")
+        raise refuse("duplicate", f"There is already an action called {name}.", what=key)
     if len(enc.custom_actions) >= MAX_CUSTOM_ACTIONS:
         raise refuse(
             "too_many",
             f"An encounter holds at most {MAX_CUSTOM_ACTIONS} custom actions; remove one "
             f"before adding {name}.",
+            what=key,
+            most=MAX_CUSTOM_ACTIONS,
         )
     spec = {
         "name": name,
@@ -1072,12 +1115,13 @@ def cmd_roll(
     r = dice.roll(expr, rng)
     secret = as_bool(cmd.get("secret")) and cmd.get("by") == "gm"
     if as_bool(cmd.get("secret")) and cmd.get("by") != "gm":
-        raise refuse("gm_only", "Only the GM can roll in secret.")
+        raise refuse("gm_only", "Only the GM can roll in secret.", option="secret")
     if not cmd.get("actor") and cmd.get("by") != "gm":
         raise refuse(
             "missing_option",
             "Say which of your combatants rolls (the actor): a player's roll is logged "
             "under that combatant's name.",
+            option="actor",
         )
     if cmd.get("actor"):
         enc.get(cmd["actor"])  # a combatant of this encounter, or refused
@@ -1111,7 +1155,12 @@ def cmd_set_pace(
     """Action Ladder: the GM edits the Slow and Quicken table (RULINGS ladder 5)."""
     hook = getattr(rs, "set_pace", None)
     if hook is None:
-        raise refuse("not_in_ruleset", f"{rs.name} has no Slow and Quicken table.")
+        raise refuse(
+            "not_in_ruleset",
+            f"{rs.name} has no Slow and Quicken table.",
+            ruleset=rs.key,
+            rule="Slow and Quicken",
+        )
     hook(enc, cmd, ev)
 
 
@@ -1124,7 +1173,7 @@ def cmd_set_condition(
     c = enc.get(cmd.get("actor"))
     name = clean_text(cmd.get("name"), "Condition", length("set_condition", "name"))
     if not name:
-        raise refuse("bad_option", "A condition needs a name.")
+        raise refuse("bad_option", "A condition needs a name.", option="name")
     stacks = as_int(cmd.get("stacks", 1), "Stacks", *span("set_condition", "stacks"))
     expires, of, detail = condition_duration(enc, cmd)
     c.effects = [e for e in c.effects if e.name.lower() != name.lower()]
@@ -1134,6 +1183,9 @@ def cmd_set_condition(
             "too_many",
             f"{c.name} already has {MAX_CONDITIONS} conditions, the most one combatant may "
             f"have; clear one before setting {name}.",
+            who=c.id,
+            most=MAX_CONDITIONS,
+            condition=name,
         )
     if stacks:
         text = name if stacks == 1 else f"{name} {stacks}"
@@ -1168,11 +1220,16 @@ def condition_duration(
         return until, enc.get(cmd.get("of")).id, {}
     if until == "rounds":
         if not n:
-            raise refuse("bad_option", "A condition set for a number of rounds needs rounds.")
+            raise refuse(
+                "bad_option",
+                "A condition set for a number of rounds needs rounds.",
+                option="rounds",
+            )
         last = max(enc.round, 1) + n - 1
         return "rounds", None, {"last_round": last}
     raise refuse(
         "bad_option",
         "A condition lasts until cleared, until the start or end of a combatant's next "
         "turn (turn_start, turn_end), or for a number of rounds (rounds).",
+        option="expires",
     )

@@ -19,7 +19,7 @@ from typing import Any
 from .base import Ruleset
 from .catalogue import ANY_TIME, REACTION, ActionDef
 from .events import Events
-from .refusal import Refused, refuse
+from .refusal import Refused, acting, refuse, said
 from .state import COMBAT, SEIZE, UNKNOWN_COMBATANT, Combatant, Encounter
 
 # The refusals an action meets only because it is not the combatant's turn: such an action
@@ -62,16 +62,19 @@ def cmd_plan(
 
     c = enc.get(cmd.get("actor"))
     if enc.phase not in (COMBAT, SEIZE):
-        raise refuse("not_in_combat", "Actions are planned during combat, between turns.")
+        raise refuse("not_in_combat", "Actions are planned during combat, between turns.", who=c.id)
     if enc.turn == c.id:
-        raise refuse("your_turn", f"It is {c.name}'s turn: take the action now.")
+        raise refuse(
+            "your_turn", f"It is {c.name}'s turn: take the action now.", who=c.id, turn=c.id
+        )
     if c.defeated:
-        raise refuse("defeated", f"{c.name} is defeated and cannot act.")
+        raise said("defeated", c)
     a = rs.action(enc, str(cmd.get("action")), c)
     if a.timing == REACTION:
         raise refuse(
             "reaction_only",
             f"{a.name} is a reaction: it is taken when something triggers it, not planned.",
+            **acting(c, a),
         )
     opts = options_of(cmd)
     if cmd.get("target"):
@@ -79,7 +82,11 @@ def cmd_plan(
     check_options(enc, c, a, opts)
     for o in a.options:
         if o.gm_only and opts.get(o.name) is not None and cmd.get("by") != "gm":
-            raise refuse("gm_sets", f"{o.label}: only the GM sets this for {a.name} ({o.gm_only}).")
+            raise refuse(
+                "gm_sets",
+                f"{o.label}: only the GM sets this for {a.name} ({o.gm_only}).",
+                **acting(c, a, option=o.name, rule=o.gm_only),
+            )
     plan = {"action": a.key, "options": opts}
     if cmd.get("by") != "gm" and any(
         enc.combatants[t].hidden for t in targets_of(plan) if t in enc.combatants
@@ -103,7 +110,7 @@ def cmd_cancel_plan(
     """Drop the planned action: nothing is taken when the turn starts."""
     c = enc.get(cmd.get("actor"))
     if c.plan is None:
-        raise refuse("nothing_planned", f"{c.name} has no planned action to cancel.")
+        raise refuse("nothing_planned", f"{c.name} has no planned action to cancel.", who=c.id)
     name = describe_action(enc, rs, c)
     c.plan = None
     ev.add("plan", say="plan.cancel", actor=c.id, secret=True, data={"action": name})

@@ -29,7 +29,11 @@ def get_ruleset(key: str) -> Ruleset:
     found = rulesets().get(key)
     if found is None:
         known = ", ".join(rulesets())
-        raise refuse("unknown_ruleset", f"There is no such ruleset; choose one of {known}.")
+        raise refuse(
+            "unknown_ruleset",
+            f"There is no such ruleset; choose one of {known}.",
+            choices=list(rulesets()),
+        )
     return found
 
 

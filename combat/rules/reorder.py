@@ -27,10 +27,20 @@ def cmd_place_in_order(
     c = enc.get(cmd.get("actor"))
     before, after = cmd.get("before"), cmd.get("after")
     if bool(before) == bool(after):
-        raise refuse("bad_option", "Say where it goes: before one combatant, or after one.")
+        raise refuse(
+            "bad_option",
+            "Say where it goes: before one combatant, or after one.",
+            who=c.id,
+            option="before",
+        )
     other = enc.get(before or after)
     if other.id == c.id:
-        raise refuse("bad_option", f"{c.name} cannot be placed next to itself.")
+        raise refuse(
+            "bad_option",
+            f"{c.name} cannot be placed next to itself.",
+            who=c.id,
+            option="before" if before else "after",
+        )
     place(enc, c, other, before=bool(before), ev=ev)
 
 
@@ -41,15 +51,27 @@ def place(enc: Encounter, c: Combatant, other: Combatant, *, before: bool, ev: E
             "in_group",
             "A member of a group shares the group's initiative: set the group's initiative "
             "by hand instead.",
+            who=c.id,
+            other=other.id,
         )
     mine, theirs = flow.initiative_of(enc, c), flow.initiative_of(enc, other)
     if mine is None or theirs is None:
-        raise refuse("no_initiative", "Only combatants with an initiative have a place to move.")
+        raise refuse(
+            "no_initiative",
+            "Only combatants with an initiative have a place to move.",
+            who=c.id if mine is None else other.id,
+        )
     full = [x for x in flow.initiative_order(enc) if x != c.id]
     at = full.index(other.id) + (0 if before else 1)
     wanted = [*full[:at], c.id, *full[at:]]
     if wanted == flow.initiative_order(enc):
-        raise refuse("no_change", f"{c.name} is already there.")
+        raise refuse(
+            "no_change",
+            f"{c.name} is already there.",
+            who=c.id,
+            other=other.id,
+            before=before,
+        )
     step = 1 if before else -1
     for value in (theirs, theirs + step):
         trial = enc.copy()
@@ -61,6 +83,9 @@ def place(enc: Encounter, c: Combatant, other: Combatant, *, before: bool, ev: E
         raise refuse(
             "no_place",
             f"No initiative puts {c.name} there: set its initiative by hand instead.",
+            who=c.id,
+            other=other.id,
+            before=before,
         )
     flow.reorder(enc)
     ev.add(

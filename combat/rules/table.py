@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 from .engine import Outcome, apply, new_encounter
@@ -25,6 +26,12 @@ class Table:
 
     def send(self, command: dict[str, Any]) -> Outcome:
         out = apply(self.state, command, self.rng)
+        by_gm = isinstance(command, dict) and command.get("by") == "gm"
+        if out.refusal is not None and not by_gm:
+            # A player reads the refusal written for them, as the services hand it on: a
+            # hidden combatant is "someone unseen" and no argument holds its id.
+            hidden = {cid for cid, c in self.state.combatants.items() if c.hidden}
+            out = replace(out, refusal=out.refusal.to_reader(hidden))
         self.last = out
         if out.ok:
             self.history.append(self.state)

@@ -111,3 +111,75 @@ def _many_reaction_only(s: Said) -> str:
 @says("refusal.many.once_per_round", "refusal.many.once_per_turn")
 def _many_once_per(s: Said) -> str:
     return f"Each of these can be used only {s['rule']}."
+
+
+# ---- refusals29a: the engine's refusals that name a second combatant ----
+
+
+def _turn(s: Said) -> str:
+    if "turn" in s.data and s["turn"] is None:
+        return "Nobody is taking a turn right now."
+    return f"It is {s.name(s.get('turn'))}'s turn."
+
+
+@says("refusal.not_your_turn_now")
+def _not_your_turn_now(s: Said) -> str:
+    return f"{_not_your_turn(s)} {_turn(s)}"
+
+
+@says("refusal.turn_of")
+def _turn_of(s: Said) -> str:
+    return f"It is {s.name(s.get('turn'))}'s turn, not {s.name(s.actor)}'s."
+
+
+@says("refusal.not_group")
+def _not_group(s: Said) -> str:
+    return (
+        f"{s.Name(s.actor)} is not in {s.name(s.get('turn'))}'s group: only members of a group "
+        "acting on one initiative choose their order."
+    )
+
+
+@says("refusal.turn_begun")
+def _turn_begun(s: Said) -> str:
+    return f"{s.Name(s.get('turn'))} has already begun its turn."
+
+
+@says("refusal.not_tied")
+def _not_tied(s: Said) -> str:
+    return (
+        f"{s.Name(s.actor)} and {s.name(s.get('other'))} are not tied: only combatants of the "
+        "same side with the same initiative choose their order (the GM can set an "
+        "initiative by hand)."
+    )
+
+
+@says("refusal.not_yours")
+def _not_yours(s: Said) -> str:
+    return f"That reaction belongs to {s.name(s.get('reactor'))}."
+
+
+@says("refusal.on_map")
+def _on_map(s: Said) -> str:
+    return (
+        f"On a map, engagement follows from where tokens stand: move {s.name(s.actor)} next "
+        f"to {s.name(s.get('target'))} (or within its reach), or away from it."
+    )
+
+
+@says("refusal.already_engaged")
+def _already_engaged(s: Said) -> str:
+    return f"{s.Name(s.actor)} and {s.name(s.get('target'))} are already in melee."
+
+
+@says("refusal.not_engaged")
+def _not_engaged(s: Said) -> str:
+    return f"{s.Name(s.actor)} and {s.name(s.get('target'))} are not in melee."
+
+
+@says("refusal.use_move")
+def _use_move(s: Said) -> str:
+    return (
+        f"To get away from {s.name(s.get('target'))}, {s.name(s.actor)} moves (which may "
+        "provoke an Opportunity Attack); only the GM separates combatants by hand."
+    )

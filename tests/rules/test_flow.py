@@ -667,21 +667,25 @@ def test_after_combat_ends_actions_and_turns_say_combat_is_over(ruleset):
 def test_acting_out_of_turn_says_whose_turn_it_is_unless_hidden(ruleset):
     """RULINGS 3 (hidden combatants stay hidden), issue 14 defect 12: a refusal for acting
     out of turn names the combatant whose turn it is when the asker may see it, and says
-    only "someone else" when that combatant is hidden from them."""
+    only "someone unseen" when that combatant is hidden from them (issue 29: the sentence
+    is written for its reader)."""
     t, a, b, _ = three(ruleset)
     key = lever(t)
     assert not t.act(b, key).ok
     assert "It is A's turn." in refused(t, "not_your_turn")
     ok(t.gm("hide", actor=a))
     assert not t.act(b, key).ok
+    # The player reads the refusal written for them (services: `to_reader`).
     msg = refused(t, "not_your_turn")
-    assert "It is someone else's turn." in msg and "A's" not in msg
+    assert "It is someone unseen's turn." in msg and "A's" not in msg
+    assert a not in str(t.refusal().to_dict())
     assert not t.act(b, key, by="gm").ok  # the GM sees the hidden combatant
     assert "It is A's turn." in refused(t, "not_your_turn")
     assert not t.gm("end_turn", actor=b).ok
     assert "It is A's turn, not B's." in refused(t, "not_your_turn")
     assert not t.player("end_turn", actor=b).ok
-    assert "It is someone else's turn, not B's." in refused(t, "not_your_turn")
+    assert refused(t, "not_your_turn") == "It is someone unseen's turn, not B's."
+    assert t.refusal().args == {"who": b}  # `turn` held the hidden one's id
 
 
 def test_the_gm_acting_or_ending_the_turn_for_a_pc_is_a_ruling(ruleset):
