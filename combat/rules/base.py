@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from . import dice
 from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
 from .events import Events
-from .refusal import acting, refuse, said
+from .refusal import Arg, acting, refuse, said
 from .state import Combatant, Effect, Encounter, Window
 from .turns import action_count, count_action
 
@@ -364,10 +364,10 @@ class Ruleset:
         opened (an Opportunity Attack on its move, a defence against its attack)."""
         return [w for w in enc.pending if w.trigger == c.id]
 
-    def answer_first(self, enc: Encounter, c: Combatant, own: list[Window]) -> str:
-        """Why `c` must answer its own windows before ending its turn (a sentence for the
-        player: a hidden combatant is not named)."""
-        return f"{c.name} must first answer its reaction window (or let it pass)."
+    def answer_first(self, enc: Encounter, c: Combatant, own: list[Window]) -> dict[str, Arg]:
+        """What `c` must answer before ending its turn, as the refusal's arguments (written
+        for each reader by `refusal.answer_own`): here, its own reaction window."""
+        return {"answer": "window"}
 
     def settle(self, enc: Encounter, ev: Events) -> None:
         """After every command: whatever waited on windows that are now gone goes on."""
@@ -633,20 +633,6 @@ class Ruleset:
 
 
 # --- helpers used by the rulesets -----------------------------------------------------
-
-
-def waiting_sentence(enc: Encounter, waiting: list[Window], of: str = "") -> str:
-    """Why a turn cannot go on yet, naming only visible reactors: the same sentence goes to
-    the players, so a hidden reactor is neither named nor counted (issue 12 item 10), nor
-    hinted at: with only hidden ones it says "Waiting for the GM."."""
-    shown = [w.reactor for w in waiting if not enc.get(w.reactor).hidden]
-    names = list(dict.fromkeys(enc.combatants[i].name for i in shown))
-    to = f" to {of}" if of else ""
-    if not names:
-        # Only hidden reactors: not even that a reaction is owed (a hidden Troll's
-        # Opportunity Attack as Ana walks away), only that the table waits for the GM.
-        return "Waiting for the GM."
-    return f"Waiting for reactions: {', '.join(names)} may still react{to}."
 
 
 def speed_setting(label: str, help: str) -> Setting:

@@ -22,7 +22,6 @@ from .base import (
     defeat,
     engage,
     int_option,
-    waiting_sentence,
 )
 from .catalogue import ActionDef, Setting
 from .events import Events
@@ -624,19 +623,23 @@ def cmd_end_turn(
     if waiting and cmd.get("by") != "gm":
         own = [w for w in waiting if w.reactor == actor]
         if own:
-            raise refuse(
+            by = enc.combatants.get(own[0].trigger)
+            raise said(
                 "answer_first",
-                rs.answer_first(enc, holder, own),
-                who=actor,
+                holder,
+                sentence="answer_own",
+                others=[by] if by is not None else [],
                 window=own[0].id,
                 by=own[0].trigger,
                 rule="Reactions",
+                **rs.answer_first(enc, holder, own),
             )
-        raise refuse(
+        reactors = [enc.get(i) for i in dict.fromkeys(w.reactor for w in waiting)]
+        raise said(
             "waiting_for_reactions",
-            waiting_sentence(enc, waiting),
-            who=actor,
-            waiting_on=list(dict.fromkeys(w.reactor for w in waiting)),
+            holder,
+            others=reactors,
+            waiting_on=[r.id for r in reactors],
         )
     # The GM ends the turn: every window it waits on passes, as with close_windows, and
     # so do those that passing opens (a declared ranged attack let through by its

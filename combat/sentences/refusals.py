@@ -79,6 +79,21 @@ def _answer_first(s: Said) -> str:
     return f"{s.Name(s.actor)} must first answer {attack} ({answer}, or let it pass)."
 
 
+@says("refusal.answer_own")
+def _answer_own(s: Said) -> str:
+    """A turn that cannot end before its holder answers a window of its own: the Ladder's
+    Interrupt on a declared action (its Dodge), or any other reaction window."""
+    if s.get("answer") != "interrupt":
+        return f"{s.Name(s.actor)} must first answer its reaction window (or let it pass)."
+    by = s.get("by")
+    seen = by is not None and s.sees(by)
+    who = f"{s.name(by)}'s Interrupt" if seen else "the Interrupt of someone unseen"
+    return (
+        f"{s.Name(s.actor)} must first answer {who} (Dodge, or let it pass): "
+        f"{s.name(s.actor)}'s {s.get('held')} waits on it, and is lost if it hits."
+    )
+
+
 @says("refusal.grappling_other")
 def _grappling_other(s: Said) -> str:
     held = s.get("held")

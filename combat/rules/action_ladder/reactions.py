@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..base import Opts, Rng, apply_damage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
-from ..refusal import Refused, refuse, said
+from ..refusal import Arg, Refused, refuse, said
 from ..state import Combatant, Encounter, Window
 from ..turns import Declared
 from .catalogue import ATTACK_NEEDS
@@ -168,17 +168,13 @@ def turn_windows(self: ActionLadder, enc: Encounter, c: Combatant) -> list[Windo
     return [w for w in enc.pending if w.trigger == c.id or self.waits_on_interrupt(c, w)]
 
 
-def answer_first(self: ActionLadder, enc: Encounter, c: Combatant, own: list[Window]) -> str:
-    w = own[0]
-    by = enc.combatants.get(w.trigger)
-    who = f"{by.name}'s Interrupt" if by is not None and not by.hidden else None
+def answer_first(
+    self: ActionLadder, enc: Encounter, c: Combatant, own: list[Window]
+) -> dict[str, Arg]:
+    """The Interrupt on the declared action waits for its Dodge (action-ladder.md,
+    Interrupt): what the refusal says, written for each reader by `refusal.answer_own`."""
     held = c.turn.get("declared") or {}
-    return (
-        f"{c.name} must first answer {who or 'the Interrupt of someone unseen'} "
-        "(Dodge, or let it pass): "
-        f"{c.name}'s {held.get('name', 'action')} waits on it, and is lost if it hits "
-        "(action-ladder.md, Interrupt)."
-    )
+    return {"answer": "interrupt", "held": str(held.get("name", "action"))}
 
 
 def react_interrupt(
