@@ -107,11 +107,16 @@ def board_view(state: State, audience: str, turn: str | None) -> dict[str, Any] 
     # A fixed order (by name): a change of turn then redraws only the two tokens whose
     # acting mark changed, not the order of every token on the map.
     tokens.sort(key=lambda t: (t["name"], t["id"]))
-    terrain = [
-        {"px": px(x), "py": px(y), "kind": kind, "cell": label(x, y)}
-        for k, kind in b["terrain"].items()
-        for x, y in [_xy(k)]
-    ]
+    # Terrain and fog by row of cells (each row a region of its own, screens.board_regions):
+    # a painted cell redraws its row, not the map. Every row is there, painted or not, so
+    # that a first cell painted in a row has a place to go.
+    terrain: list[list[dict[str, Any]]] = [[] for _ in range(b["height"])]
+    for k, kind in sorted(b["terrain"].items(), key=lambda kv: _xy(kv[0])[::-1]):
+        x, y = _xy(k)
+        terrain[y].append({"px": px(x), "kind": kind, "cell": label(x, y)})
+    fogged: list[list[int]] = [[] for _ in range(b["height"])]
+    for y, x in sorted(_xy(k)[::-1] for k in fog):
+        fogged[y].append(px(x))
     view = {
         "width": b["width"],
         "height": b["height"],
@@ -125,8 +130,8 @@ def board_view(state: State, audience: str, turn: str | None) -> dict[str, Any] 
         "grid_h": b["height"] * PX,
         "cols": [{"label": label(x, 0)[:-1], "x": px(x) + PX / 2} for x in range(b["width"])],
         "rows": [{"label": y + 1, "y": px(y) + PX / 2 + 5} for y in range(b["height"])],
-        "terrain": terrain,
-        "fog": [{"px": px(x), "py": px(y)} for x, y in map(_xy, b["fog"])],
+        "terrain_rows": [{"y": y, "py": px(y), "cells": row} for y, row in enumerate(terrain)],
+        "fog_rows": [{"y": y, "py": px(y), "xs": row} for y, row in enumerate(fogged)],
         "tokens": tokens,
         "listing": sorted(
             [

@@ -1304,8 +1304,14 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         "reactions": part("reactions", "pending"),
         "presence": part("presence", "presence"),
         "seats": part("seats", "seats", "spectator_on"),
-        "board": part("board", "board"),
     }
+    regions.update(
+        board_regions(
+            ctx["board"],
+            {"post_url": ctx["post_url"], "move_url": ctx["move_url"]},
+            {"enc": ctx["enc"]},
+        )
+    )
     for card in ctx["combatants"]:
         regions[f"combatant-{card['id']}"] = Region(
             "gm_row", {**ctx, "c": card}, {"c": card}, inside="order"
@@ -1392,16 +1398,37 @@ def turn_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     return regions
 
 
-def board_regions(board: dict[str, Any] | None, urls: dict[str, Any]) -> dict[str, Region]:
-    """The map as regions: the board itself (grid, terrain, fog, background, legend),
-    compared without its tokens and its list of positions; the tokens, a container compared
-    by which tokens it holds; each token; and the list of positions. A token moved, or
-    whose acting mark changed, is pushed alone; a painted cell sends the board whole."""
+def board_regions(
+    board: dict[str, Any] | None, urls: dict[str, Any], drawn: dict[str, Any] | None = None
+) -> dict[str, Region]:
+    """The map as regions, the same on every screen: the board itself (grid, labels, the
+    GM's tools), compared without what has regions of its own; the tokens, a container
+    compared by which tokens it holds; each token; the list of positions; each row of
+    terrain and each row of fog (`board-terrain-<y>`, `board-fog-<y>`); the background
+    picture; the legend. A token moved is pushed alone, a painted or fogged cell sends its
+    row (a stroke, the rows it crossed); a new size or a new picture sends the board whole.
+
+    `drawn` is what the board's partial needs besides (the GM's encounter, for its image
+    forms' addresses) and is the same for every version of the page: not compared."""
     if board is None:
-        return {"board": Region("board", {"board": None, **urls}, None)}
-    ground = {k: v for k, v in board.items() if k not in ("tokens", "listing")}
+        model = {"board": None, **urls, **(drawn or {})}
+        return {"board": Region("board", model, {"board": None, **urls})}
+    own = ("tokens", "listing", "terrain_rows", "fog_rows", "legend", "has_fog", "image")
+    ground = {k: v for k, v in board.items() if k not in own}
+    # The GM's image tools show the picture's size: a new picture still changes the board.
+    image = board["image"]
+    ground["image"] = None if image is None else {k: v for k, v in image.items() if k != "href"}
+    px = {"px": board["px"]}
     regions = {
-        "board": Region("board", {"board": board, **urls}, {"board": ground, **urls}),
+        "board": Region(
+            "board", {"board": board, **urls, **(drawn or {})}, {"board": ground, **urls}
+        ),
+        "board-image": Region(
+            "board_image",
+            {"image": image, **{k: board[k] for k in ("margin", "grid_w", "grid_h")}},
+            None,
+            inside="board",
+        ),
         "board-tokens": Region(
             "board_tokens",
             {"tokens": board["tokens"]},
@@ -1409,7 +1436,18 @@ def board_regions(board: dict[str, Any] | None, urls: dict[str, Any]) -> dict[st
             inside="board",
         ),
         "board-list": Region("board_list", {"listing": board["listing"]}, None, inside="board"),
+        "board-legend": Region(
+            "board_legend", {"legend": board["legend"], "has_fog": board["has_fog"]}, None, "board"
+        ),
     }
+    for row in board["terrain_rows"]:
+        regions[f"board-terrain-{row['y']}"] = Region(
+            "board_terrain", {"row": row, **px}, None, inside="board"
+        )
+    for row in board["fog_rows"]:
+        regions[f"board-fog-{row['y']}"] = Region(
+            "board_fog", {"row": row, **px}, None, inside="board"
+        )
     for t in board["tokens"]:
         regions[f"board-token-{t['id']}"] = Region(
             "board_token", {"t": t}, None, inside="board-tokens"

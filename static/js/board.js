@@ -103,6 +103,18 @@
   document.addEventListener("htmx:after:swap", keepBrush);
   document.addEventListener("htmx:ws:after:message:incoming", keepBrush);
 
+  // The cells of a stroke are outlined until the push that paints them arrives: it redraws
+  // the rows it changed, not the map, so the outline is taken away here (and at the next
+  // stroke, should the command be refused and nothing come).
+  function clearPreview() {
+    var b = board();
+    var g = !stroke && b && b.querySelector("g.board-preview");
+    if (g) {
+      g.remove();
+    }
+  }
+  document.addEventListener("htmx:ws:after:message:incoming", clearPreview);
+
   document.addEventListener("pointerdown", function (evt) {
     var svg = svgOf(evt.target);
     if (!svg || evt.button !== 0) {
@@ -119,6 +131,7 @@
       }
       return;
     }
+    clearPreview();
     stroke = { cells: new Map(), brush: brush };
     svg.setPointerCapture(evt.pointerId);
     addCell(svg, cellAt(svg, evt));

@@ -12,8 +12,8 @@
  * Keyboard: the map takes the focus; the arrow keys move a cursor cell (drawn here: it is
  * only where the person is pointing), Enter asks, Enter again moves, Escape cancels.
  *
- * A push that redraws the board, moves a token or changes who acts empties the preview
- * (what it showed may be stale): the cell still chosen is asked again. The GM's brushes keep their drags (static/js/board.js):
+ * A push that redraws the board, moves a token, paints or fogs a cell or changes who acts
+ * empties the preview (what it showed may be stale): the cell still chosen is asked again. The GM's brushes keep their drags (static/js/board.js):
  * a tap moves only with the "Move tokens" brush and not on a token. No inline script.
  */
 (function () {
@@ -266,25 +266,32 @@
   document.addEventListener("change", remember);
   document.addEventListener("focusin", remember);
 
-  // Where each token stands and who acts: a push may send a token alone (not the board).
-  function tokensNow() {
+  // Where each token stands and who acts, the terrain and the fog: a push may send a
+  // token alone, or a row of terrain or of fog, not the board.
+  function mapNow() {
     var svg = svgEl();
     var out = [];
     if (svg) {
       svg.querySelectorAll("g.token").forEach(function (g) {
         out.push(g.dataset.token + "@" + g.dataset.cell + (g.classList.contains("is-turn") ? "*" : ""));
       });
+      svg.querySelectorAll("g.terrain rect").forEach(function (r) {
+        out.push(r.dataset.cell + "=" + r.dataset.terrain);
+      });
+      svg.querySelectorAll("g.fog rect").forEach(function (r) {
+        out.push("fog@" + r.getAttribute("x") + "," + r.getAttribute("y"));
+      });
     }
     return out.join(" ");
   }
-  var drawnFor = tokensNow();
+  var drawnFor = mapNow();
 
-  // A push redrew the board or moved a token: the preview is stale and emptied, the
-  // cursor drawn again and the chosen cell asked again.
+  // A push redrew the board, moved a token or changed a cell: the preview is stale and
+  // emptied, the cursor drawn again and the chosen cell asked again.
   function redraw() {
     drawCursor();
     var b = box();
-    var now = tokensNow();
+    var now = mapNow();
     if (now !== drawnFor && b) b.innerHTML = "";
     drawnFor = now;
     if (pending && b && !b.firstElementChild) ask(pending);

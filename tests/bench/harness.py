@@ -49,10 +49,13 @@ class Counters:
     versioned_bytes: int = 0
     # The size of each versioned frame a player's or a spectator's page received.
     seat_sizes: list[int] = field(default_factory=list)
+    # ... and the GM's console.
+    gm_sizes: list[int] = field(default_factory=list)
 
     def reset(self) -> None:
         self.frames = self.bytes = self.versioned = self.versioned_bytes = 0
         self.seat_sizes = []
+        self.gm_sizes = []
 
 
 @dataclass
@@ -85,8 +88,7 @@ class Client:
                 return
             counters.versioned += 1
             counters.versioned_bytes += len(payload)
-            if seat:
-                counters.seat_sizes.append(len(payload))
+            (counters.seat_sizes if seat else counters.gm_sizes).append(len(payload))
             last = self.maxv
             if v <= last:
                 return

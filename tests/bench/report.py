@@ -20,6 +20,7 @@ FIGURES = [
     ("kb_per_connection_after_run", "... and after the run", True),
     ("frame_bytes", "bytes per pushed frame", True),
     ("seat_frame_p50", "median bytes of a frame to a player or spectator", True),
+    ("gm_frame_p50", "median bytes of a frame to the GM", True),
     ("post_p50_ms", "p50 ms of the POST itself", True),
 ]
 
@@ -87,8 +88,9 @@ def _le_attack(app: dict[str, Any], base: dict[str, Any] | None) -> bool | None:
 
 # Issues 34 and 35: a move (the GM's or a player's, path search included) costs no more
 # server CPU than an attack at the same table; issue 34: a token move's frame (to a
-# player's or a spectator's page) is under 2 KB. Half of mapmove's commands are ends of
-# turn, whose frames carry the action panels: its median frame has no target.
+# player's or a spectator's page, and to the GM's console) is under 2 KB. Half of
+# mapmove's commands are ends of turn, whose frames carry the action panels: its median
+# frame has no target.
 MAP_MOVE: dict[str, tuple[str, Check]] = {"cpu_ms_per_action": ("≤ mapattack", _le_attack), **WHOLE}
 
 # scenario -> figure -> (target text, check)
@@ -107,7 +109,11 @@ TARGETS: dict[str, dict[str, tuple[str, Check]]] = {
     # Issue 32: a message reaches everyone in under a second.
     "chat": {"p95_ms": ("≤ 1000", _le("p95_ms", 1000)), **WHOLE},
     "mapattack": dict(WHOLE),
-    "mapgm": {**MAP_MOVE, "seat_frame_p50": ("< 2048", _le("seat_frame_p50", 2047))},
+    "mapgm": {
+        **MAP_MOVE,
+        "seat_frame_p50": ("< 2048", _le("seat_frame_p50", 2047)),
+        "gm_frame_p50": ("< 2048", _le("gm_frame_p50", 2047)),
+    },
     "mapmove": MAP_MOVE,
 }
 

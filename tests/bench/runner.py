@@ -213,6 +213,7 @@ class Run:
     notes: list[str] = field(default_factory=list)
     unviewed: int = 0  # pages that never got their first view: the run proves no target
     seat_frame_p50: float | None = None  # median bytes of a frame to a player or spectator
+    gm_frame_p50: float | None = None  # median bytes of a frame to the GM's console
 
 
 class Progress:
@@ -502,6 +503,7 @@ class Session:
             notes=notes,
             unviewed=unviewed,
             seat_frame_p50=pct([float(n) for n in c.seat_sizes], 0.5),
+            gm_frame_p50=pct([float(n) for n in c.gm_sizes], 0.5),
         )
         self.progress.done(
             f"{label}: {actions} actions, p50/p95/p99 {fmt(run.p50_ms)}/{fmt(run.p95_ms)}/"

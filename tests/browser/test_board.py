@@ -49,6 +49,9 @@ def test_the_gm_paints_and_places_by_dragging_and_the_player_sees_it_live(make_t
     walls = gm.page.locator('#board [data-terrain="wall"]')
     expect(walls).to_have_count(3)
     expect(p1.page.locator('#board [data-terrain="wall"]')).to_have_count(3)
+    # The push redraws the rows the stroke crossed, not the map: the stroke's outline,
+    # drawn while dragging, is taken away once the cells are painted.
+    expect(gm.page.locator("#board g.board-preview")).to_have_count(0)
     # One stroke, one command: one line in the log.
     expect(gm.log.get_by_text("The GM paints 3 cells: wall.")).to_have_count(1)
     gm.wait_for_posts_answered()
@@ -69,6 +72,10 @@ def test_the_gm_paints_and_places_by_dragging_and_the_player_sees_it_live(make_t
     gm.page.mouse.up()
     expect(p1.page.get_by_test_id("board-list")).to_contain_text("Ana: D3")
     expect(p1.page.get_by_test_id(f"token-{t.ana}")).to_have_attribute("data-cell", "D3")
+    # The GM's token is drawn where it landed, not where the pointer left it (the push
+    # redraws that token alone).
+    expect(gm.page.get_by_test_id(f"token-{t.ana}")).to_have_attribute("data-cell", "D3")
+    assert gm.page.get_by_test_id(f"token-{t.ana}").get_attribute("transform") is None
     gm.page.screenshot(path="/tmp/board-gm.png", full_page=True)
     p1.page.get_by_test_id("board").screenshot(path="/tmp/board-player.png")
 

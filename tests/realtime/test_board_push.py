@@ -1,12 +1,15 @@
 """Issue 34: "A change pushes only what changed (a token moved, a cell painted), not the
-whole map". On a 40 x 40 map with terrain, a token the GM moves reaches a spectator's
-screen and a seat's page as a frame under 2 KB that carries that token, not the map; the
-page with the frame swapped in is what a reload shows. A painted cell sends the map."""
+whole map". On a 40 x 40 map with terrain, a token the GM moves reaches the GM's console,
+a spectator's screen and a seat's page as a frame under 2 KB that carries that token, not
+the map; a painted cell sends its row of terrain, a stroke the rows it crossed, fog the
+rows it covers (and, for players and spectators, nothing of what is under it); the page
+with the frame swapped in is what a reload shows."""
 
 from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async
+from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 
@@ -16,7 +19,7 @@ from combat.rules.board import label
 from tests.markers import first_view, is_view, pushed_so_far
 from tests.replay import Page, first_difference, fragments, normalised
 
-from .conftest import HIDDEN, Table, player_socket, spectator_socket
+from .conftest import HIDDEN, Table, gm_socket, player_socket, spectator_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,8 +56,11 @@ def build_map(t: Table) -> None:
 
 
 class Screen:
-    def __init__(self, t: Table, url: str, ws, group: str) -> None:
+    def __init__(self, t: Table, url: str, ws, group: str, cookie: str | None = None) -> None:
         self.url, self.group, self.client = url, group, Client()
+        self.is_gm = cookie is not None
+        if cookie is not None:
+            self.client.cookies[django_settings.SESSION_COOKIE_NAME] = cookie
         self.comm = ws
         self.page: Page | None = None
 
@@ -88,6 +94,13 @@ def screens_of(t: Table) -> list[Screen]:
     return [
         Screen(
             t,
+            reverse("gm_console", args=[t.enc.pk]),
+            gm_socket(t),
+            broadcast.group_name(t.enc.pk, broadcast.GM),
+            cookie=t.gm_cookie,
+        ),
+        Screen(
+            t,
             reverse("spectator", args=[t.enc.spectator_token]),
             spectator_socket(t.enc.spectator_token),
             broadcast.group_name(t.enc.pk, broadcast.SPECTATOR),
@@ -102,7 +115,8 @@ def screens_of(t: Table) -> list[Screen]:
 
 
 async def watching_the_map(t: Table) -> list[Screen]:
-    """The spectators' screen and Player 2's page on the big map, past a first push."""
+    """The GM's console, the spectators' screen and Player 2's page on the big map, past a
+    first push."""
     await database_sync_to_async(build_map)(t)
     screens = screens_of(t)
     for s in screens:
@@ -114,29 +128,80 @@ async def watching_the_map(t: Table) -> list[Screen]:
     return screens
 
 
+def ids_of(frame: str) -> list[str]:
+    return [ident for ident, _ in fragments(frame)[0]]
+
+
 async def test_a_token_moved_on_a_big_map_reaches_every_screen_as_a_small_frame(table: Table):
     screens = await watching_the_map(table)
 
     await gm_command(table, type="place", actor=table.ana, cell="B2")
     for s in screens:
         frame = await s.frame()
-        ids = [ident for ident, _ in fragments(frame)[0]]
+        ids = ids_of(frame)
         assert f"board-token-{table.ana}" in ids, ids
         assert "board" not in ids and "board-tokens" not in ids, ids
         assert f"board-token-{table.bram}" not in ids, ids
-        assert 'data-cell="B2"' in frame and HIDDEN not in frame
-        assert len(frame.encode()) < 2048, (len(frame.encode()), ids)
+        assert not any(i.startswith(("board-terrain", "board-fog")) for i in ids), ids
+        assert 'data-cell="B2"' in frame
+        assert s.is_gm or HIDDEN not in frame
+        assert len(frame.encode()) < 2048, (s.url, len(frame.encode()), ids)
         await s.true_to_a_reload()
 
 
-async def test_a_painted_cell_sends_the_map_and_the_page_matches_a_reload(table: Table):
+async def test_a_painted_cell_sends_its_row_alone_and_the_page_matches_a_reload(table: Table):
     screens = await watching_the_map(table)
 
     await gm_command(table, type="paint", cells="B2", terrain="wall")
     for s in screens:
         frame = await s.frame()
-        ids = [ident for ident, _ in fragments(frame)[0]]
-        assert "board" in ids and "order" not in ids, ids
-        assert not any(i.startswith("board-token") for i in ids), ids
-        assert HIDDEN not in frame
+        ids = ids_of(frame)
+        board = [i for i in ids if i.startswith("board")]
+        # Row 2 of the map is the second row of cells (y = 1).
+        assert board == ["board-terrain-1"], ids
+        assert "order" not in ids, ids
+        assert 'data-cell="B2" data-terrain="wall"' in frame
+        assert s.is_gm or HIDDEN not in frame
+        assert len(frame.encode()) < 2048, (s.url, len(frame.encode()), ids)
+        await s.true_to_a_reload()
+
+
+async def test_a_stroke_sends_the_rows_it_crossed(table: Table):
+    screens = await watching_the_map(table)
+
+    await gm_command(table, type="paint", cells="B2 C2 D3 D4", terrain="difficult")
+    for s in screens:
+        frame = await s.frame()
+        board = sorted(i for i in ids_of(frame) if i.startswith("board"))
+        assert board == ["board-terrain-1", "board-terrain-2", "board-terrain-3"], board
+        await s.true_to_a_reload()
+
+
+async def test_fog_sends_the_rows_it_covers_and_nothing_under_it_to_the_table(table: Table):
+    screens = await watching_the_map(table)
+    # A wall at B3 and the goblin beside it, at C3: then the GM fogs both cells.
+    for command in (
+        {"type": "paint", "cells": "B3", "terrain": "wall"},
+        {"type": "place", "actor": table.goblin, "cell": "C3"},
+    ):
+        await gm_command(table, **command)
+        for s in screens:
+            await s.frame()
+
+    await gm_command(table, type="fog", cells="B3 C3", fogged=True)
+    for s in screens:
+        frame = await s.frame()
+        ids = ids_of(frame)
+        assert "board" not in ids, ids
+        assert "board-fog-2" in ids, ids
+        if s.is_gm:
+            # The GM still sees the wall and the goblin, marked as in the fog.
+            assert "board-terrain-2" not in ids, ids
+            assert f"board-token-{table.goblin}" in ids, ids
+        else:
+            # The wall's row is drawn again without it, the goblin's token is gone.
+            assert "board-terrain-2" in ids, ids
+            assert 'data-cell="B3"' not in frame and 'data-cell="C3"' not in frame
+            assert f"board-token-{table.goblin}" not in frame and "Goblin" not in frame
+            assert HIDDEN not in frame
         await s.true_to_a_reload()
