@@ -30,7 +30,6 @@ from combat.access import (
 )
 from combat.models import ChatMessage, Encounter, Seat
 from combat.rules import Encounter as State
-from combat.templatetags.memo import PerPush
 
 log = logging.getLogger(__name__)
 
@@ -96,16 +95,6 @@ def render_view_checked(viewer: Viewer, token: str | None) -> tuple[str, int] | 
 
 # --- rendering (shared with the pages and the socket's first frame) ----------------------
 
-# Pushed views reuse the fragments they share with earlier pushes and with other
-# audiences (`{% memo %}`, combat/templatetags/memo.py). Off only to compare.
-MEMO = True
-
-
-def _memo(shared: screens.Shared | None) -> PerPush | bool:
-    if not MEMO:
-        return False
-    return PerPush() if shared is None else shared.get_or("memo", PerPush)
-
 
 def render_view(viewer: Viewer, *, oob: bool = True) -> tuple[str, int]:
     """The whole current view of one audience as out-of-band fragments, and its version."""
@@ -165,7 +154,7 @@ def render_gm(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.gm_context(enc, state, shared)
-    return _render_whole("combat/gm.html", ctx, oob=oob, prev_version=prev_version, shared=shared)
+    return _render_whole("combat/gm.html", ctx, oob=oob, prev_version=prev_version)
 
 
 def render_player(
@@ -178,9 +167,7 @@ def render_player(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.player_context(enc, seat, state, shared)
-    return _render_whole(
-        "combat/player.html", ctx, oob=oob, prev_version=prev_version, shared=shared
-    )
+    return _render_whole("combat/player.html", ctx, oob=oob, prev_version=prev_version)
 
 
 def render_public(
@@ -192,9 +179,7 @@ def render_public(
     shared: screens.Shared | None = None,
 ) -> str:
     ctx = screens.public_context(enc, state, shared)
-    return _render_whole(
-        "combat/spectator.html", ctx, oob=oob, prev_version=prev_version, shared=shared
-    )
+    return _render_whole("combat/spectator.html", ctx, oob=oob, prev_version=prev_version)
 
 
 # --- the push, region by region (issue 37, step 2) --------------------------------------
@@ -387,13 +372,12 @@ def _render_whole(
     *,
     oob: bool,
     prev_version: int | None,
-    shared: screens.Shared | None,
 ) -> str:
     """An audience's whole view (`template`'s `live` partial), as the page and the socket's
     first frame render it."""
     return render_to_string(
         f"{template}#live",
-        {**ctx, "oob": oob, "prev_version": prev_version, "memo": _memo(shared)},
+        {**ctx, "oob": oob, "prev_version": prev_version},
     )
 
 
@@ -421,7 +405,7 @@ def render_changes_of(
     return render_changes(
         template,
         regions,
-        lambda: _render_whole(template, ctx, oob=True, prev_version=prev_version, shared=shared),
+        lambda: _render_whole(template, ctx, oob=True, prev_version=prev_version),
         encounter_id=enc.pk,
         audience=audience,
         cred=cred,

@@ -34,7 +34,6 @@ from combat.rules.view import (
     redacted,
     veiled_ids,
 )
-from combat.templatetags.memo import KeyedDict, KeyedList
 
 GM = "gm"
 PLAYER = "player"
@@ -393,7 +392,7 @@ def missing_stats(c: Any, needs: Iterable[str]) -> list[str]:
 
 def action_panel(
     state: State, cid: str, visible: list[str], hidden: tuple[str, ...] = ()
-) -> KeyedList:
+) -> list[dict[str, Any]]:
     """Every catalogue action for one combatant: cost, allowed now or why not (the refusal
     written for a reader who cannot see `hidden`), and its options."""
     c = state.combatants[cid]
@@ -445,8 +444,7 @@ def action_panel(
                 "fields": fields,
             }
         )
-    # Keyed once: the GM's card, the turn panel and the player's panel all hold it.
-    return KeyedList(out)
+    return out
 
 
 # The actions a player reaches for most, per ruleset (the basic attack, then movement, then
@@ -477,7 +475,7 @@ FEW_NOW = 4
 FILTER_FROM = 8
 
 
-def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
+def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]:
     """One combatant's actions as a panel shows them: those possible now and most used first,
     the other possible ones grouped by category, the rest in one group at the bottom whose
     reason, when most of them share it, is said once (`shared_reason`)."""
@@ -497,7 +495,7 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
             "category": cat,
             "label": CATEGORIES.get(cat, cat.replace("_", " ").capitalize()),
             "count": len(acts),
-            "actions": KeyedList(acts),
+            "actions": acts,
         }
         for cat, acts in sorted(
             by_category.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
@@ -517,16 +515,16 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> KeyedDict:
     blocked = [
         {**a, "shared": lines.index(g) + 1 if g else 0} for a, g in zip(refused, gists, strict=True)
     ]
-    return KeyedDict(
-        top=KeyedList(top),
-        groups=groups,
-        blocked=KeyedList(blocked),
-        shared_reason=lines[0] if lines else "",
-        other_reasons=[{"n": i + 2, "text": g} for i, g in enumerate(lines[1:])],
-        filter=len(actions) > FILTER_FROM,
+    return {
+        "top": top,
+        "groups": groups,
+        "blocked": blocked,
+        "shared_reason": lines[0] if lines else "",
+        "other_reasons": [{"n": i + 2, "text": g} for i, g in enumerate(lines[1:])],
+        "filter": len(actions) > FILTER_FROM,
         # Off-turn, what is not possible now can be planned for the turn (plans.py).
-        plannable=any(a.get("plannable") for a in blocked),
-    )
+        "plannable": any(a.get("plannable") for a in blocked),
+    }
 
 
 def _share_key(why: Refusal | None) -> tuple[Any, ...]:
@@ -629,7 +627,7 @@ def combatant_card(
             panel, lambda: action_panel(state, cid, visible, hidden)
         )
         card["actions_now"] = shared.get_or(
-            ("now", *panel), lambda: KeyedList(a for a in actions if a["allowed"])
+            ("now", *panel), lambda: [a for a in actions if a["allowed"]]
         )
         card["panel"] = shared.get_or(
             ("layout", *panel), lambda: action_layout(actions, state.ruleset)
@@ -670,15 +668,15 @@ def log_lines(
     audience: str,
     hidden: tuple[str, ...],
     veiled: tuple[str, ...] = (),
-) -> KeyedList:
+) -> list[dict[str, Any]]:
     """The newest lines first; for players and spectators only what they may see."""
-    lines: list[KeyedDict] = []
+    lines: list[dict[str, Any]] = []
     for entry in entries:
         for line in _entry_lines(entry, audience == GM, hidden, veiled):
             lines.append(line)
             if len(lines) >= LOG_LINES:
-                return KeyedList(lines)
-    return KeyedList(lines)
+                return lines
+    return lines
 
 
 def announce_lines(
@@ -699,19 +697,9 @@ def announce_lines(
 
 def _entry_lines(
     entry: Entry, gm: bool, hidden: tuple[str, ...], veiled: tuple[str, ...] = ()
-) -> list[KeyedDict]:
-    """One entry's lines, newest first, for the GM or for everyone else.
-
-    Kept per process like the events they come from, so a push builds only the new
-    entry's lines; they are shared by every push that shows them and never changed.
-    """
-    key = (entry.key, gm, hidden, () if gm else veiled, entry.undone)
-    with _EVENTS_LOCK:
-        known = _LINES.get(key)
-        if known is not None:
-            _LINES.move_to_end(key)
-            return known
-    lines: list[KeyedDict] = []
+) -> list[dict[str, Any]]:
+    """One entry's lines, newest first, for the GM or for everyone else."""
+    lines: list[dict[str, Any]] = []
     # Numbered among the events this reader sees (the line's id on the page), so an id
     # never tells how many events of the entry are kept from them.
     shown = [
@@ -721,24 +709,18 @@ def _entry_lines(
     ]
     for n, ev in reversed(list(enumerate(shown))):
         text = ev.get("text", "")
-        # Keyed by its content once: `{% memo line %}` then costs no pickling per push.
         lines.append(
-            KeyedDict(
-                seq=entry.seq,
-                n=n,  # which of the entry's lines: with seq, the line's id on the page
-                text=text,
-                rolls=[format_roll(r) for r in ev.get("rolls") or []],
-                ruling=ev.get("ruling", False),
-                gm_only=ev.get("gm_only", False),
-                undone=entry.undone,
-                kind=ev.get("kind", ""),
-            )
+            {
+                "seq": entry.seq,
+                "n": n,  # which of the entry's lines: with seq, the line's id on the page
+                "text": text,
+                "rolls": [format_roll(r) for r in ev.get("rolls") or []],
+                "ruling": ev.get("ruling", False),
+                "gm_only": ev.get("gm_only", False),
+                "undone": entry.undone,
+                "kind": ev.get("kind", ""),
+            }
         )
-    if entry.key[1] is not None:
-        with _EVENTS_LOCK:
-            _LINES[key] = lines
-            while len(_LINES) > _EVENTS_MAX:
-                _LINES.popitem(last=False)
     return lines
 
 
@@ -760,7 +742,6 @@ class Entry:
 _EVENTS: OrderedDict[tuple[int, Any], list[dict[str, Any]]] = OrderedDict()
 _EVENTS_MAX = 20_000
 _EVENTS_LOCK = threading.Lock()
-_LINES: OrderedDict[tuple[Any, ...], list[KeyedDict]] = OrderedDict()
 
 
 def recent_entries(enc: Encounter) -> list[Entry]:
@@ -1191,7 +1172,7 @@ def public_context(
         )
         for r in ctx["order"]
     ]
-    ctx["log"] = ctx["log"].head(15)
+    ctx["log"] = ctx["log"][:15]
     ctx["last_outcome"] = last_outcome(ctx["log"])
     ctx["summary_url"] = "summary/"  # relative to /s/<token>/, as the player's
     return ctx

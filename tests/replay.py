@@ -1,7 +1,7 @@
 """A seeded play, and pages kept as a browser keeps them, for the replay tests.
 
-`a_command` is what a GM or a player might do next in a seeded combat (tests/web/test_memo.py
-and tests/realtime/test_replay.py play 150 of them per ruleset); with `windows=True` the
+`a_command` is what a GM or a player might do next in a seeded combat
+(tests/realtime/test_replay.py plays 150 of them per ruleset); with `windows=True` the
 play also seeks out reaction windows (defence prompts turned on, combatants put in melee,
 attacks aimed at enemies, moves out of reach, spells and ranged attacks declared in melee)
 and has each window answered by the reactor's own player where it has one. `Page` is one audience's

@@ -124,24 +124,6 @@ def test_defaults_are_sqlite_and_the_in_memory_layer() -> None:
     assert values == ("True django.db.backends.sqlite3 IMMEDIATE vtt.layers.InMemoryChannelLayer")
 
 
-def test_the_fragment_store_is_sized_from_the_environment() -> None:
-    """What each process keeps for later pushes: 64 MB unless told otherwise."""
-    show = "import django; django.setup(); from combat.templatetags.memo import STORE; "
-    show += "print(STORE.max_chars)"
-
-    def size(**env: str) -> str:
-        result = run_python("-c", show, **env)
-        assert result.returncode == 0, result.stderr
-        return result.stdout.strip()
-
-    assert size() == "64000000"
-    assert size(VTT_FRAGMENT_CACHE_MB="200") == "200000000"
-    for bad, words in (("-1", "must be 0 (keep none) or more"), ("lots", "must be a whole number")):
-        result = run_python("-c", show, VTT_FRAGMENT_CACHE_MB=bad)
-        assert result.returncode != 0
-        assert f"VTT_FRAGMENT_CACHE_MB {words}" in result.stderr, result.stderr
-
-
 def test_database_url_switches_to_postgresql() -> None:
     values = setting(
         "settings.DATABASES['default']['ENGINE'], settings.DATABASES['default']['NAME'], "

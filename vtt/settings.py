@@ -112,8 +112,6 @@ TEMPLATES = [
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
-            # `{% memo %}` (combat/templatetags/memo.py) in every template.
-            "builtins": ["combat.templatetags.memo"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.csp",
@@ -433,13 +431,6 @@ STORAGES = {
 }
 
 # --- Pushes --------------------------------------------------------------------
-
-# HTML fragments each process keeps for later pushes (`{% memo %}`), in MB (a character
-# of the kept markup is a byte). A table in combat keeps 1 to 2 MB; when more busy tables
-# share a process than fit, every push renders more (docs/performance.md). 0 keeps none.
-FRAGMENT_CACHE_MB = env_int("VTT_FRAGMENT_CACHE_MB", 64)
-if FRAGMENT_CACHE_MB < 0:
-    raise ImproperlyConfigured("VTT_FRAGMENT_CACHE_MB must be 0 (keep none) or more.")
 
 # Each live page tells its socket it is there every HEARTBEAT_SECONDS; a socket that says
 # nothing for PRESENCE_TIMEOUT_SECONDS (two heartbeats missed, and some slack) is closed
