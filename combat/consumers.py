@@ -1,8 +1,12 @@
-"""Sockets: authenticate, join the audience's group, send the whole view, forward pushes.
+"""Sockets: authenticate, join the audience's group, catch the page up, forward pushes.
 
-A socket gets the whole current view when it connects (htmx closes sockets in
-hidden tabs, so every reconnect must catch up) and whenever it reports a
-version older than the server's or asks for a resync its history cannot answer.
+A page's socket names the version the page shows (`?v=` on its address): on connecting it
+gets the frames it missed since from the short history each push keeps, or nothing but
+its #sync form when it is up to date, so a page just loaded is not sent itself again.
+htmx closes sockets in hidden tabs, so every reconnect must catch up: a socket that names
+no version, or one the history cannot cover, gets the whole current view, as does one
+that reports a version older than the server's or asks for a resync the history cannot
+answer.
 Pushed frames older than what a socket already has are dropped, so a socket's view
 never goes back in time.
 

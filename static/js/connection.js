@@ -3,9 +3,10 @@
  * The #connection line (templates/base.html) is hidden while all is well. When the
  * page's socket closes, or the browser says it is offline, it says "Reconnecting..."
  * at once and the page is marked stale (body.connection-lost dims what it shows: "Your
- * turn" may no longer be true). When the whole view arrives again (the server sends it
- * on every connect, static/js/sync.js asks for it on a gap) it says "Back" and hides
- * itself a few seconds later. A socket the server closed for good (a revoked link, a
+ * turn" may no longer be true). When the page is whole again (on every connect the server
+ * sends what it missed and then its #sync form standing alone, or the whole view;
+ * static/js/sync.js asks for it on a gap) it says "Back" and hides itself a few seconds
+ * later. A socket the server closed for good (a revoked link, a
  * page that misbehaved) says so instead of promising a reconnect. A socket turned away
  * because its link is open on too many screens (4409) shows the server's reason, which
  * says the page tries again (static/js/sync.js does, about once a minute).
@@ -103,7 +104,8 @@
     }
     var message = evt.detail && evt.detail.message;
     var data = message && typeof message.data === "string" ? message.data : "";
-    // A whole view redraws #sync with no data-prev-version: the page is as it is now.
+    // #sync with no data-prev-version (a whole view, or the last of a reconnect's catch-up):
+    // the page is as it is now.
     if (data.indexOf('id="sync"') !== -1 && data.indexOf("data-prev-version") === -1) {
       back();
     }
