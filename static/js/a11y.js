@@ -305,7 +305,7 @@
       toggle.setAttribute("aria-pressed", on ? "true" : "false");
       toggle.classList.toggle("is-on", on);
     };
-    toggle.hidden = false;
+    toggle.removeAttribute("data-js-only");
     show();
     toggle.addEventListener("click", function () {
       try {

@@ -16,7 +16,7 @@
  *   GM's ruling, which sets its initiative (the arrows do the same one step at a time).
  *
  * Everything here reads the page the server rendered; without it, every group still opens
- * by hand and the filter box stays hidden. Loaded with the CSP nonce; no inline handlers.
+ * by hand and the filter box stays unseen. Loaded with the CSP nonce; no inline handlers.
  */
 (function () {
   "use strict";
@@ -49,7 +49,7 @@
   function restore() {
     document.querySelectorAll("[data-action-panel]").forEach(function (panel) {
       var wrap = panel.querySelector("[data-action-filter-wrap]");
-      if (wrap) wrap.hidden = false;
+      if (wrap) wrap.removeAttribute("data-js-only");
       var input = panel.querySelector("[data-action-filter]");
       var text = input ? filters[input.id] || "" : "";
       if (input && input.value !== text) input.value = text;
