@@ -1,8 +1,8 @@
 """Sockets: authenticate, join the audience's group, send the whole view, forward pushes.
 
 A socket gets the whole current view when it connects (htmx closes sockets in
-hidden tabs, so every reconnect must catch up) and whenever it reports a
-version older than the server's or asks for a resync its history cannot answer.
+hidden tabs, so every reconnect must catch up), and when it asks for a resync, or its
+heartbeat names a version older than the encounter's, that the history cannot answer.
 Pushed frames older than what a socket already has are dropped, so a socket's view
 never goes back in time.
 
@@ -22,9 +22,11 @@ VTT_SPECTATORS_PER_ADDRESS of the spectators' (so a leaked link cannot be held o
 thousands of sockets from one machine). Sockets are admitted before joining anything
 (combat/presence.py); one more is told why in words (a full link, or too many screens from
 one address) and closed with CROWDED, which a page retries about once a minute. A
-resync that names the version the page shows is answered with the frames it missed, from
-the short history each push keeps (combat/broadcast.py), when that history covers the gap.
-The whole views a page asks for (resync, a heartbeat naming another version) are budgeted per
+resync that names the version the page shows, or a heartbeat naming an older version than
+the encounter's, is answered with the frames the page missed, from the short history each
+push keeps (combat/broadcast.py), when that history covers the gap; a frame the answer
+brought is not sent again when its push arrives.
+The whole views a page asks for (resync, a heartbeat the history cannot answer) are budgeted per
 link (RESYNCS_PER_LINK), over all its sockets; one past the budget is sent once it allows.
 Whole views asked for are also paid from the audience's byte budget (combat/fanout.py):
 each waits until the budget is not overdrawn, and its size is then taken from it.
@@ -41,7 +43,6 @@ import functools
 import json
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -82,8 +83,6 @@ BURST = 10
 PER_SECOND = 2.0
 DROP_LIMIT = 120  # above htmx's outgoing queue (100 messages)
 DROPS_FORGIVEN_PER_SECOND = 1.0
-# How long a push that is on its way may take before a heartbeat's whole view is sent.
-PUSH_GRACE = 1.0
 # Whole views a page may ask for (a resync, a heartbeat naming another version), per link:
 # a seat's, the spectators', a GM account's, over all their sockets and server processes.
 # One socket's own message budget (BURST, PER_SECOND) allows as many; the link's sockets
@@ -259,7 +258,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     version: int = 0
     group: str = ""
     gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
-    catching_up: asyncio.Task[None] | None = None
     held: list[dict[str, Any]] | None = None  # pushes waiting while missed frames are sent
     owed: asyncio.Task[None] | None = None  # a whole view asked for, waiting for the budget
     checking: asyncio.Task[None] | None = None
@@ -309,7 +307,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     # --- lifecycle ---------------------------------------------------------------------
     async def connect(self) -> None:
         self.channel_name = f"socket.{uuid.uuid4().hex}"
-        self.pushed: deque[tuple[int, float]] = deque(maxlen=32)  # (version, when) pushed
         kwargs = self.scope["url_route"]["kwargs"]
         self.token = kwargs.get("token")
         self.viewer = await database_sync_to_async(self.authenticate)(kwargs)
@@ -428,28 +425,28 @@ class TableConsumer(AsyncWebsocketConsumer):
             except (TypeError, ValueError, OverflowError):  # 1e999 decodes to infinity
                 theirs = 0
             current = await database_sync_to_async(self.current_version)()
-            if theirs != current:
-                if theirs == self.version and self.version < current:
-                    self.catch_up(current)
-                elif theirs < self.version and self.in_flight(theirs):
-                    pass  # what the page lacks was pushed a moment ago: it is on its way
-                else:
-                    await self.whole_view_asked()
+            if theirs > current:
+                await self.whole_view_asked()  # a version this encounter never had
+            elif theirs < current:
+                await self.resync_from(theirs, current)
 
-    async def resync_from(self, shown: int) -> None:
-        """The frames a page showing version `shown` missed, from the history of its
-        audience and link (combat/broadcast.py), each as it was pushed, so the page applies
-        them in order under the version and gap rule; the whole view, as asked for, when the
-        history cannot cover the gap or the audience's byte budget is overdrawn. Pushes that
-        arrive meanwhile wait until the missed frames are sent, so none overtakes them."""
+    async def resync_from(self, shown: int, upto: int = 0) -> None:
+        """The frames a page showing version `shown` missed, up to the newest this socket
+        was sent (or `upto`, the encounter's version, for a heartbeat), from the history of
+        its audience and link (combat/broadcast.py), each as it was pushed, so the page
+        applies them in order under the version and gap rule; the whole view, as asked for,
+        when the history cannot cover the gap or the audience's byte budget is overdrawn.
+        Pushes that arrive meanwhile wait until the missed frames are sent, so none
+        overtakes them, and those the answer covered are not sent again."""
         if self.held is not None:
             return  # the page's previous request is being answered
         self.held = []
+        upto = max(upto, self.version)
         frames: list[str] | None = None
         try:
-            if shown <= self.version:
+            if shown <= upto:
                 frames = await sync_to_async(broadcast.frames_since)(
-                    self.group, self.cred, shown, self.version
+                    self.group, self.cred, shown, upto
                 )
             if frames is not None and not fanout.pay(
                 self.group, sum(len(html.encode()) for html in frames)
@@ -457,6 +454,8 @@ class TableConsumer(AsyncWebsocketConsumer):
                 frames = None
             for html in frames or []:
                 await self.send(text_data=html)
+            if frames is not None:
+                self.version = upto
         finally:
             held, self.held = self.held, None
             for event in held:
@@ -489,23 +488,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def spend_resync(self) -> ratelimit.Limited | None:
         link = f"{self.role}:{self.cred}"
         return await sync_to_async(ratelimit.hit)("resync", link, RESYNCS_PER_LINK, "resyncs")
-
-    def catch_up(self, version: int) -> None:
-        """The page has every frame sent here, and `version` is newer: it is most likely
-        being pushed right now. Send the whole view only if the push has not come soon.
-
-        (At 10 actions/s a heartbeat often crosses a push in flight; answering each with a
-        whole view was a storm of renders under load: docs/performance.md.)
-        """
-        if self.catching_up is not None and not self.catching_up.done():
-            return
-
-        async def check() -> None:
-            await asyncio.sleep(PUSH_GRACE)
-            if not self.gone and self.version < version:
-                await self.send_whole_view(paid=True)
-
-        self.catching_up = asyncio.get_running_loop().create_task(check())
 
     async def refuse(self, notice: str, code: int) -> None:
         """Tell the page why, then close; whatever it sends after that is ignored."""
@@ -569,7 +551,6 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.held.append(event)  # after the missed frames being sent (resync_from)
             return
         self.version = event["version"]
-        self.pushed.append((self.version, time.monotonic()))
         await self.send_pushed(event)
 
     async def send_pushed(self, event: dict[str, Any]) -> None:
@@ -635,17 +616,6 @@ class TableConsumer(AsyncWebsocketConsumer):
                 socket.version = version
                 await socket.send_pushed(event)
         return shown
-
-    def in_flight(self, theirs: int) -> bool:
-        """Was the first frame after `theirs` pushed only a moment ago (so still on its way)?
-
-        A heartbeat often crosses a push at 10 actions/s; answering those with a whole view
-        was a storm of renders with many spectators (docs/performance.md).
-        """
-        for version, at in self.pushed:
-            if version > theirs:
-                return time.monotonic() - at < PUSH_GRACE
-        return False
 
     async def presence_push(self, event: dict[str, Any]) -> None:
         if self.gone:
