@@ -39,7 +39,6 @@ once and is closed with SILENT, which the pages reconnect on (static/js/sync.js)
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import time
 import uuid
@@ -188,65 +187,8 @@ class TokenBucket:
         return True
 
 
-# Push-only handlers touch no database: skip Channels' per-event connection cleanup for them.
-_PUSH_TYPES = frozenset({broadcast.FRAME, broadcast.PRESENCE, broadcast.CHAT, broadcast.CLOSE})
-
-
-_UNKNOWN: Any = object()
-
-
-class WireFrame:
-    """One pushed text message, framed once for every socket of this process.
-
-    A socket that is plain (no compression negotiated, server frames unmasked, nothing
-    queued, no fragmenting below this size: daphne's settings) gets the same bytes
-    written to its transport, header and all, as autobahn would have built them for it;
-    any other goes through autobahn's `sendMessage`, which frames it for that socket.
-    """
-
-    __slots__ = ("payload", "framed")
-
-    def __init__(self, payload: bytes) -> None:
-        self.payload = payload
-        n = len(payload)
-        if n <= 125:
-            header = bytes((0x81, n))
-        elif n <= 0xFFFF:
-            header = bytes((0x81, 126)) + n.to_bytes(2, "big")
-        else:
-            header = bytes((0x81, 127)) + n.to_bytes(8, "big")
-        self.framed = header + payload
-
-    def write(self, wire: Any) -> None:
-        n = len(self.payload)
-        if (
-            wire._perMessageCompress is None
-            and not wire.maskServerFrames
-            and not wire.send_queue
-            and not (0 < wire.autoFragmentSize < n)
-            and not (0 < wire.maxMessagePayloadSize < n)
-        ):
-            wire.transport.write(self.framed)
-        else:
-            wire.sendMessage(self.payload, False)
-
-
-def _daphne_protocol(send: Any) -> Any:
-    """The protocol behind daphne's `send` (`partial(server.handle_reply, protocol)`),
-    seen through Channels' session wrapper; None if `send` is anything else."""
-    from daphne.ws_protocol import WebSocketProtocol
-
-    inner = getattr(getattr(send, "__self__", None), "real_send", send)
-    if isinstance(inner, functools.partial) and inner.args:
-        protocol = inner.args[0]
-        if isinstance(protocol, WebSocketProtocol):
-            return protocol
-    return None
-
-
 class TableConsumer(AsyncWebsocketConsumer):
     role: str = ""
-    _wire: Any = _UNKNOWN
     # Pushes reach a socket through its process's listener per group (combat/fanout.py),
     # never through a channel of its own: an alias with no layer behind it makes Channels
     # skip that channel (no queue, no waiting receive task, no Redis subscription per
@@ -274,10 +216,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     heard: float = 0.0  # when the browser last sent anything (time.monotonic)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
-        if message.get("type") in _PUSH_TYPES:
-            handler = getattr(self, message["type"].replace(".", "_"))
-            await handler(message)
-            return
         if message.get("type") == "websocket.receive":
             self.heard = time.monotonic()  # a message dropped unread still says "here"
         # Before Channels' dispatch, which hops to the database thread for every event:
@@ -554,29 +492,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.send_pushed(event)
 
     async def send_pushed(self, event: dict[str, Any]) -> None:
-        """Send a frame that every socket of the group in this process gets alike.
-
-        Under daphne the frame goes straight to this socket's protocol, encoded once for
-        all of them: Channels' send, the session wrapper around it and daphne's reply
-        routing cost more per frame than writing it does (docs/performance.md).
-        """
-        wire = self.wire()
-        if wire is None or wire.state != wire.STATE_OPEN:
-            # daphne's own path knows what to do with a socket that is not open.
-            await self.send(text_data=event["html"])
-            return
-        frame = event.get("frame")
-        if frame is None:
-            # The group's message is this process's own copy, shared by its sockets.
-            frame = event["frame"] = WireFrame(event["html"].encode())
-        frame.write(wire)
-
-    def wire(self) -> Any:
-        """daphne's websocket protocol of this socket, or None (another server, or a test's
-        communicator): found once, through the `send` daphne gave the application."""
-        if self._wire is _UNKNOWN:
-            self._wire = _daphne_protocol(self.base_send)
-        return self._wire
+        """Send a frame that every socket of the group in this process gets alike, as the
+        ASGI message Channels' `send` would make of it (`base_send`, the server's `send`
+        as the consumer was given it): made once per push and process (the group's event is
+        this process's own copy, shared by its sockets), its text never encoded here."""
+        message = event.get("message")
+        if message is None:
+            message = event["message"] = {"type": "websocket.send", "text": event["html"]}
+        await self.base_send(message)
 
     async def whole_view_to(
         self, members: list[Any], talk: bool, pay: Callable[[int], bool]
