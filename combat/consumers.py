@@ -5,8 +5,8 @@ gets the frames it missed since from the short history each push keeps, or nothi
 its #sync form when it is up to date, so a page just loaded is not sent itself again.
 htmx closes sockets in hidden tabs, so every reconnect must catch up: a socket that names
 no version, or one the history cannot cover, gets the whole current view, as does one
-that reports a version older than the server's or asks for a resync the history cannot
-answer.
+that asks for a resync, or whose heartbeat names a version older than the encounter's,
+that the history cannot answer.
 Pushed frames older than what a socket already has are dropped, so a socket's view
 never goes back in time.
 
@@ -26,9 +26,11 @@ VTT_SPECTATORS_PER_ADDRESS of the spectators' (so a leaked link cannot be held o
 thousands of sockets from one machine). Sockets are admitted before joining anything
 (combat/presence.py); one more is told why in words (a full link, or too many screens from
 one address) and closed with CROWDED, which a page retries about once a minute. A
-resync that names the version the page shows is answered with the frames it missed, from
-the short history each push keeps (combat/broadcast.py), when that history covers the gap.
-The whole views a page asks for (resync, a heartbeat naming another version) are budgeted per
+resync that names the version the page shows, or a heartbeat naming an older version than
+the encounter's, is answered with the frames the page missed, from the short history each
+push keeps (combat/broadcast.py), when that history covers the gap; a frame the answer
+brought is not sent again when its push arrives.
+The whole views a page asks for (resync, a heartbeat the history cannot answer) are budgeted per
 link (RESYNCS_PER_LINK), over all its sockets; one past the budget is sent once it allows.
 Whole views asked for are also paid from the audience's byte budget (combat/fanout.py):
 each waits until the budget is not overdrawn, and its size is then taken from it.
@@ -41,11 +43,9 @@ once and is closed with SILENT, which the pages reconnect on (static/js/sync.js)
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -87,8 +87,6 @@ BURST = 10
 PER_SECOND = 2.0
 DROP_LIMIT = 120  # above htmx's outgoing queue (100 messages)
 DROPS_FORGIVEN_PER_SECOND = 1.0
-# How long a push that is on its way may take before a heartbeat's whole view is sent.
-PUSH_GRACE = 1.0
 # Whole views a page may ask for (a resync, a heartbeat naming another version), per link:
 # a seat's, the spectators', a GM account's, over all their sockets and server processes.
 # One socket's own message budget (BURST, PER_SECOND) allows as many; the link's sockets
@@ -194,62 +192,6 @@ class TokenBucket:
         return True
 
 
-# Push-only handlers touch no database: skip Channels' per-event connection cleanup for them.
-_PUSH_TYPES = frozenset({broadcast.FRAME, broadcast.PRESENCE, broadcast.CHAT, broadcast.CLOSE})
-
-
-_UNKNOWN: Any = object()
-
-
-class WireFrame:
-    """One pushed text message, framed once for every socket of this process.
-
-    A socket that is plain (no compression negotiated, server frames unmasked, nothing
-    queued, no fragmenting below this size: daphne's settings) gets the same bytes
-    written to its transport, header and all, as autobahn would have built them for it;
-    any other goes through autobahn's `sendMessage`, which frames it for that socket.
-    """
-
-    __slots__ = ("payload", "framed")
-
-    def __init__(self, payload: bytes) -> None:
-        self.payload = payload
-        n = len(payload)
-        if n <= 125:
-            header = bytes((0x81, n))
-        elif n <= 0xFFFF:
-            header = bytes((0x81, 126)) + n.to_bytes(2, "big")
-        else:
-            header = bytes((0x81, 127)) + n.to_bytes(8, "big")
-        self.framed = header + payload
-
-    def write(self, wire: Any) -> None:
-        n = len(self.payload)
-        if (
-            wire._perMessageCompress is None
-            and not wire.maskServerFrames
-            and not wire.send_queue
-            and not (0 < wire.autoFragmentSize < n)
-            and not (0 < wire.maxMessagePayloadSize < n)
-        ):
-            wire.transport.write(self.framed)
-        else:
-            wire.sendMessage(self.payload, False)
-
-
-def _daphne_protocol(send: Any) -> Any:
-    """The protocol behind daphne's `send` (`partial(server.handle_reply, protocol)`),
-    seen through Channels' session wrapper; None if `send` is anything else."""
-    from daphne.ws_protocol import WebSocketProtocol
-
-    inner = getattr(getattr(send, "__self__", None), "real_send", send)
-    if isinstance(inner, functools.partial) and inner.args:
-        protocol = inner.args[0]
-        if isinstance(protocol, WebSocketProtocol):
-            return protocol
-    return None
-
-
 def page_version(scope: dict[str, Any]) -> int | None:
     """The version the page that opened the socket shows (`?v=` on its address), if any."""
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
@@ -259,7 +201,6 @@ def page_version(scope: dict[str, Any]) -> int | None:
 
 class TableConsumer(AsyncWebsocketConsumer):
     role: str = ""
-    _wire: Any = _UNKNOWN
     # Pushes reach a socket through its process's listener per group (combat/fanout.py),
     # never through a channel of its own: an alias with no layer behind it makes Channels
     # skip that channel (no queue, no waiting receive task, no Redis subscription per
@@ -271,7 +212,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     version: int = 0
     group: str = ""
     gone: bool = False  # the link died (or the page misbehaved): nothing more is sent
-    catching_up: asyncio.Task[None] | None = None
     held: list[dict[str, Any]] | None = None  # pushes waiting while missed frames are sent
     owed: asyncio.Task[None] | None = None  # a whole view asked for, waiting for the budget
     checking: asyncio.Task[None] | None = None
@@ -288,10 +228,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     heard: float = 0.0  # when the browser last sent anything (time.monotonic)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
-        if message.get("type") in _PUSH_TYPES:
-            handler = getattr(self, message["type"].replace(".", "_"))
-            await handler(message)
-            return
         if message.get("type") == "websocket.receive":
             self.heard = time.monotonic()  # a message dropped unread still says "here"
         # Before Channels' dispatch, which hops to the database thread for every event:
@@ -321,7 +257,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     # --- lifecycle ---------------------------------------------------------------------
     async def connect(self) -> None:
         self.channel_name = f"socket.{uuid.uuid4().hex}"
-        self.pushed: deque[tuple[int, float]] = deque(maxlen=32)  # (version, when) pushed
         kwargs = self.scope["url_route"]["kwargs"]
         self.token = kwargs.get("token")
         self.viewer = await database_sync_to_async(self.authenticate)(kwargs)
@@ -442,28 +377,28 @@ class TableConsumer(AsyncWebsocketConsumer):
             except (TypeError, ValueError, OverflowError):  # 1e999 decodes to infinity
                 theirs = 0
             current = await database_sync_to_async(self.current_version)()
-            if theirs != current:
-                if theirs == self.version and self.version < current:
-                    self.catch_up(current)
-                elif theirs < self.version and self.in_flight(theirs):
-                    pass  # what the page lacks was pushed a moment ago: it is on its way
-                else:
-                    await self.whole_view_asked()
+            if theirs > current:
+                await self.whole_view_asked()  # a version this encounter never had
+            elif theirs < current:
+                await self.resync_from(theirs, current)
 
-    async def resync_from(self, shown: int) -> None:
-        """The frames a page showing version `shown` missed, from the history of its
-        audience and link (combat/broadcast.py), each as it was pushed, so the page applies
-        them in order under the version and gap rule; the whole view, as asked for, when the
-        history cannot cover the gap or the audience's byte budget is overdrawn. Pushes that
-        arrive meanwhile wait until the missed frames are sent, so none overtakes them."""
+    async def resync_from(self, shown: int, upto: int = 0) -> None:
+        """The frames a page showing version `shown` missed, up to the newest this socket
+        was sent (or `upto`, the encounter's version, for a heartbeat), from the history of
+        its audience and link (combat/broadcast.py), each as it was pushed, so the page
+        applies them in order under the version and gap rule; the whole view, as asked for,
+        when the history cannot cover the gap or the audience's byte budget is overdrawn.
+        Pushes that arrive meanwhile wait until the missed frames are sent, so none
+        overtakes them, and those the answer covered are not sent again."""
         if self.held is not None:
             return  # the page's previous request is being answered
         self.held = []
+        upto = max(upto, self.version)
         frames: list[str] | None = None
         try:
-            if shown <= self.version:
+            if shown <= upto:
                 frames = await sync_to_async(broadcast.frames_since)(
-                    self.group, self.cred, shown, self.version
+                    self.group, self.cred, shown, upto
                 )
             if frames is not None and not fanout.pay(
                 self.group, sum(len(html.encode()) for html in frames)
@@ -471,6 +406,8 @@ class TableConsumer(AsyncWebsocketConsumer):
                 frames = None
             for html in frames or []:
                 await self.send(text_data=html)
+            if frames is not None:
+                self.version = upto
         finally:
             held, self.held = self.held, None
             for event in held:
@@ -503,23 +440,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def spend_resync(self) -> ratelimit.Limited | None:
         link = f"{self.role}:{self.cred}"
         return await sync_to_async(ratelimit.hit)("resync", link, RESYNCS_PER_LINK, "resyncs")
-
-    def catch_up(self, version: int) -> None:
-        """The page has every frame sent here, and `version` is newer: it is most likely
-        being pushed right now. Send the whole view only if the push has not come soon.
-
-        (At 10 actions/s a heartbeat often crosses a push in flight; answering each with a
-        whole view was a storm of renders under load: docs/performance.md.)
-        """
-        if self.catching_up is not None and not self.catching_up.done():
-            return
-
-        async def check() -> None:
-            await asyncio.sleep(PUSH_GRACE)
-            if not self.gone and self.version < version:
-                await self.send_whole_view(paid=True)
-
-        self.catching_up = asyncio.get_running_loop().create_task(check())
 
     async def refuse(self, notice: str, code: int) -> None:
         """Tell the page why, then close; whatever it sends after that is ignored."""
@@ -606,33 +526,17 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.held.append(event)  # after the missed frames being sent (resync_from)
             return
         self.version = event["version"]
-        self.pushed.append((self.version, time.monotonic()))
         await self.send_pushed(event)
 
     async def send_pushed(self, event: dict[str, Any]) -> None:
-        """Send a frame that every socket of the group in this process gets alike.
-
-        Under daphne the frame goes straight to this socket's protocol, encoded once for
-        all of them: Channels' send, the session wrapper around it and daphne's reply
-        routing cost more per frame than writing it does (docs/performance.md).
-        """
-        wire = self.wire()
-        if wire is None or wire.state != wire.STATE_OPEN:
-            # daphne's own path knows what to do with a socket that is not open.
-            await self.send(text_data=event["html"])
-            return
-        frame = event.get("frame")
-        if frame is None:
-            # The group's message is this process's own copy, shared by its sockets.
-            frame = event["frame"] = WireFrame(event["html"].encode())
-        frame.write(wire)
-
-    def wire(self) -> Any:
-        """daphne's websocket protocol of this socket, or None (another server, or a test's
-        communicator): found once, through the `send` daphne gave the application."""
-        if self._wire is _UNKNOWN:
-            self._wire = _daphne_protocol(self.base_send)
-        return self._wire
+        """Send a frame that every socket of the group in this process gets alike, as the
+        ASGI message Channels' `send` would make of it (`base_send`, the server's `send`
+        as the consumer was given it): made once per push and process (the group's event is
+        this process's own copy, shared by its sockets), its text never encoded here."""
+        message = event.get("message")
+        if message is None:
+            message = event["message"] = {"type": "websocket.send", "text": event["html"]}
+        await self.base_send(message)
 
     async def whole_view_to(
         self, members: list[Any], talk: bool, pay: Callable[[int], bool]
@@ -672,17 +576,6 @@ class TableConsumer(AsyncWebsocketConsumer):
                 socket.version = version
                 await socket.send_pushed(event)
         return shown
-
-    def in_flight(self, theirs: int) -> bool:
-        """Was the first frame after `theirs` pushed only a moment ago (so still on its way)?
-
-        A heartbeat often crosses a push at 10 actions/s; answering those with a whole view
-        was a storm of renders with many spectators (docs/performance.md).
-        """
-        for version, at in self.pushed:
-            if version > theirs:
-                return time.monotonic() - at < PUSH_GRACE
-        return False
 
     async def presence_push(self, event: dict[str, Any]) -> None:
         if self.gone:

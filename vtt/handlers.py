@@ -17,7 +17,6 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.core.handlers import base
 from django.core.handlers.asgi import ASGIHandler
-from django.http import FileResponse
 
 
 class OneThreadASGIHandler(ASGIHandler):
@@ -25,13 +24,10 @@ class OneThreadASGIHandler(ASGIHandler):
         base.BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
 
-    async def run_get_response(self, request: Any) -> Any:
-        response = await sync_to_async(self.get_response, thread_sensitive=True)(request)
-        response._handler_class = self.__class__  # type: ignore[attr-defined]
-        # As Django's handler does: daphne chunks file responses itself.
-        if isinstance(response, FileResponse):
-            response.block_size = self.chunk_size
-        return response
+    async def get_response_async(self, request: Any) -> Any:
+        """The synchronous chain in the request's thread; Django's handler does the rest
+        with the answer (as it does with its own async chain's)."""
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 
 
 def get_asgi_application() -> OneThreadASGIHandler:

@@ -207,8 +207,8 @@ else:
     # once per group (combat/fanout.py), so a queue holds pushes, not pushes x sockets:
     # 1000 absorbs any burst a table makes, where the default 100 silently dropped some.
     # Group memberships otherwise lapse after a day, and a table's listener with them.
-    # Channels' own layer, with its expiry sweep once a second instead of on every
-    # message (vtt/layers.py).
+    # Channels' in-memory contract, with expiry dealt with per channel and group instead
+    # of sweeping all of them on every message (vtt/layers.py).
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "vtt.layers.InMemoryChannelLayer",

@@ -14,6 +14,7 @@ import json
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.test import Client
 
 from combat import broadcast, services
@@ -263,6 +264,82 @@ async def test_a_page_the_history_cannot_cover_gets_the_whole_view(
     whole = await screen.comm.receive_from(timeout=TIMEOUT)
     assert is_whole_view(whole) and 'id="order"' in whole
     assert screen.page is not None
+    screen.page.apply(whole)
+    await screen.true_to_a_reload()
+    await screen.comm.disconnect()
+
+
+# --- heartbeats (issue 37, step 4: no heartbeat heuristics) --------------------------------
+
+
+async def heartbeat(screen: Screen) -> None:
+    assert screen.page is not None
+    shown = screen.page.version()
+    await screen.comm.send_to(text_data=json.dumps({"type": "heartbeat", "version": shown}))
+
+
+async def test_a_heartbeat_behind_gets_the_frames_missed_not_the_whole_view(table: Table):
+    """A page whose last frames went astray says so in its next heartbeat (the version it
+    shows, static/js/sync.js): the answer is those frames from the history, as a resync's."""
+    screen = await spectators(table).open()
+    assert screen.page is not None
+    for _ in range(2):
+        await hit_goblin(table)
+    lost = await screen.pushed()  # lost on the way, and no later frame shows the gap
+    assert len(lost) == 2
+
+    await heartbeat(screen)
+    frames = await answer(screen, 2)
+
+    assert frames == lost and not any(is_whole_view(f) for f in frames)
+    for frame in frames:
+        assert not screen.page.apply(frame)
+    await screen.true_to_a_reload()
+    await screen.comm.disconnect()
+
+
+async def test_a_push_the_heartbeat_already_brought_is_not_sent_again(table: Table, monkeypatch):
+    """A push held up on its way (committed and kept, not yet delivered) when the heartbeat
+    comes: the heartbeat's answer brings its frame from the history at once, and the push,
+    when it arrives, sends nothing more. No waiting on a clock decides either."""
+    screen = await seat_screen(table, table.seat1).open()
+    assert screen.page is not None
+    shown = screen.page.version()
+    held: list[tuple[str, dict]] = []
+    monkeypatch.setattr(broadcast, "_send_all", held.extend)
+    await hit_goblin(table)
+    monkeypatch.undo()
+    assert screen.page.version() == shown and len(held) >= 1
+
+    await heartbeat(screen)
+    (frame,) = await answer(screen, 1)
+    assert not is_whole_view(frame) and not screen.page.apply(frame)
+    assert screen.page.version() == shown + 1
+    await screen.true_to_a_reload()
+
+    layer = get_channel_layer()
+    await broadcast._group_send_each(layer, held)  # the push arrives after all
+    assert await screen.pushed() == [], "a frame the page has was sent again"
+    await hit_goblin(table)  # and the next push is applied in step
+    (after,) = await screen.pushed()
+    assert not screen.page.apply(after)
+    await screen.true_to_a_reload()
+    await screen.comm.disconnect()
+
+
+async def test_a_heartbeat_the_history_cannot_answer_gets_the_whole_view(table: Table):
+    from django.core.cache import cache
+
+    screen = await spectators(table).open()
+    assert screen.page is not None
+    await hit_goblin(table)
+    assert len(await screen.pushed()) == 1  # lost
+    cache.clear()  # the history's time ran out
+
+    await heartbeat(screen)
+    whole = await screen.comm.receive_from(timeout=TIMEOUT)
+
+    assert is_whole_view(whole)
     screen.page.apply(whole)
     await screen.true_to_a_reload()
     await screen.comm.disconnect()

@@ -1,10 +1,15 @@
-"""The embedded channel layer: Channels' in-memory layer with its expiry sweep once a second.
+"""The embedded channel layer (vtt/layers.py): Channels' in-memory contract, work only where due.
 
-A group message reaches every member in order, a full queue still drops (and says so
-nowhere, as in Channels), and an expired message is still gone, a second late at worst.
+A group message reaches every member in order, each its own copy; a full queue drops for
+that member only (and says so nowhere, as in Channels); a message expires `expiry` seconds
+after it was sent, and a channel whose message expired unread leaves its groups. What one
+send or receive does touches that channel (or group) only, so a process with two thousand
+listeners pays for one per push, not for all of them.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
@@ -28,6 +33,29 @@ async def test_a_group_message_reaches_every_member_in_order():
     await layer.group_send("enc.1.public", {"type": "frame.push", "version": 5, "x": []})
     one, two = await layer.receive(a), await layer.receive(b)
     assert one == two and one is not two
+    # A channel that left a group gets nothing more from it.
+    await layer.group_discard("enc.1.public", b)
+    await layer.group_send("enc.1.public", {"type": "frame.push", "version": 6})
+    assert (await layer.receive(a))["version"] == 6
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(layer.receive(b), 0.01)
+
+
+async def test_a_waiting_listener_gets_what_is_sent_later_and_two_share_a_channel():
+    layer = InMemoryChannelLayer()
+    ch = await layer.new_channel("hub.")
+    first, second = (asyncio.create_task(layer.receive(ch)) for _ in range(2))
+    await asyncio.sleep(0)  # both are waiting now
+    await layer.send(ch, {"type": "t", "n": 1})
+    await layer.send(ch, {"type": "t", "n": 2})
+    got = sorted(m["n"] for m in await asyncio.gather(first, second))
+    assert got == [1, 2], "each message went to one receiver"
+    # A receiver that gives up leaves nothing behind that would swallow the next message.
+    gave_up = asyncio.create_task(layer.receive(ch))
+    await asyncio.sleep(0)
+    gave_up.cancel()
+    await layer.send(ch, {"type": "t", "n": 3})
+    assert (await layer.receive(ch))["n"] == 3
 
 
 async def test_a_full_queue_drops_the_message_for_that_member_only():
@@ -42,24 +70,39 @@ async def test_a_full_queue_drops_the_message_for_that_member_only():
     assert (await layer.receive(free))["n"] == 2
 
 
-async def test_expired_messages_are_swept_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch):
+async def test_an_expired_message_is_gone_and_its_channel_leaves_its_groups(
+    monkeypatch: pytest.MonkeyPatch,
+):
     clock = [1000.0]
-    monkeypatch.setattr(layers.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(layers, "clock", lambda: clock[0])
     layer = InMemoryChannelLayer(expiry=60)
     stale, fresh = await layer.new_channel("hub."), await layer.new_channel("hub.")
-    await layer.group_add("g", stale)
+    for ch in (stale, fresh):
+        await layer.group_add("g", ch)
     await layer.send(stale, {"type": "t", "n": "old"})
-    # The message is past its expiry (its own clock is wall time): the next sweep drops it
-    # and the channel with it, and sweeps are a second apart.
-    layer.channels[stale]._queue[0] = (0.0, layer.channels[stale]._queue[0][1])
-    await layer.group_send("g", {"type": "t", "n": 1})  # the first sweep: dropped
-    assert stale not in layer.channels and stale not in layer.groups.get("g", {})
-    await layer.group_add("g", stale)
-    await layer.send(stale, {"type": "t", "n": "old again"})
-    layer.channels[stale]._queue[0] = (0.0, layer.channels[stale]._queue[0][1])
-    await layer.send(fresh, {"type": "t", "n": "kept"})
-    await layer.group_send("g", {"type": "t", "n": 2})  # within the second: no sweep yet
-    assert stale in layer.channels
-    clock[0] += layers.SWEEP_EVERY
-    assert (await layer.receive(fresh))["n"] == "kept"  # a receive sweeps again
-    assert stale not in layer.groups.get("g", {})
+    clock[0] += 61  # nobody read it within a minute
+    await layer.group_send("g", {"type": "t", "n": "new"})
+    assert (await layer.receive(fresh))["n"] == "new"
+    assert stale not in layer.groups["g"], "a channel nobody reads stays in its group"
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(layer.receive(stale), 0.01)  # the old message is gone too
+
+
+async def test_a_send_touches_only_its_own_channel(monkeypatch: pytest.MonkeyPatch):
+    """Two thousand listeners with unread expired messages: a push to another group leaves
+    them as they are (each is dealt with when its own channel is used)."""
+    clock = [1000.0]
+    monkeypatch.setattr(layers, "clock", lambda: clock[0])
+    layer = InMemoryChannelLayer(expiry=60)
+    idle = [await layer.new_channel("hub.") for _ in range(2000)]
+    for n, ch in enumerate(idle):
+        await layer.group_add(f"enc.{n}.gm", ch)
+        await layer.send(ch, {"type": "t"})
+    clock[0] += 61
+    busy = await layer.new_channel("hub.")
+    await layer.group_add("enc.busy.gm", busy)
+    await layer.group_send("enc.busy.gm", {"type": "t", "n": 1})
+    assert (await layer.receive(busy))["n"] == 1
+    assert all(layer.groups[f"enc.{n}.gm"] for n in range(2000)), "other groups were swept"
+    await layer.group_send("enc.7.gm", {"type": "t"})  # its own turn: swept now
+    assert "enc.7.gm" not in layer.groups

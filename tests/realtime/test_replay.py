@@ -16,7 +16,8 @@ Two more pages take the harder road: one of Player 1's tabs loses its socket hal
 message lost on the way), which it must notice by data-prev-version and mend with a resync
 (answered with the frames it lost, from the server's history of frames);
 when the frame it lost is the last before a checkpoint, no later frame shows the gap, and
-the page's heartbeat (static/js/sync.js sends the version it shows) brings the whole view.
+the page's heartbeat (static/js/sync.js sends the version it shows) brings the frames it
+lost, from the same history.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from combat import broadcast, consumers, services
+from combat import broadcast, services
 from combat.models import Encounter, Presence, Seat
 from combat.rules import get_ruleset, rulesets
 from combat.rules.state import Encounter as State
@@ -73,7 +74,7 @@ class Audience:
         self.comm: WebsocketCommunicator | None = None
         self.resyncs = 0
         self.from_history = 0  # resyncs the history of frames answered
-        self.caught_up = 0  # whole views a heartbeat brought
+        self.caught_up = 0  # heartbeats that brought the page up to date
 
     def fetch(self) -> str:
         response = self.client.get(self.url)
@@ -125,16 +126,15 @@ class Audience:
 
     async def heartbeat(self, current: int) -> None:
         """Send the heartbeat static/js/sync.js sends (the version the page shows); a page
-        behind `current` gets the whole view, and takes it with what came before it."""
+        behind `current` gets what it lacks (the frames from the history, or the whole
+        view), and takes it frame by frame until it shows `current`."""
         assert self.page is not None and self.comm is not None
         shown = self.page.version()
         await self.comm.send_to(text_data=json.dumps({"type": "heartbeat", "version": shown}))
         if shown == current:
             return  # nothing to answer (anything sent anyway is caught by the next drain)
-        frames = []
-        while not is_whole_view(frame := await self.comm.receive_from(timeout=TIMEOUT)):
-            frames.append(frame)
-        await self.take([*frames, frame])
+        while (self.page.version() or 0) < current:
+            await self.take([await self.comm.receive_from(timeout=TIMEOUT)])
         self.caught_up += 1
 
     async def close(self) -> None:
@@ -283,9 +283,6 @@ async def test_every_page_replays_to_what_a_reload_shows(
     # windows it opens and the frames it loses are the same.
     seeds = itertools.count(sum(map(ord, ruleset)) * 1000)
     monkeypatch.setattr(services, "make_rng", lambda: random.Random(next(seeds)))
-    # How long a push the page lacks is taken as still on its way (1 s as served): short
-    # here, since a checkpoint waits it out before the lossy page's heartbeat.
-    monkeypatch.setattr(consumers, "PUSH_GRACE", 0.05)
     # A browser sends a heartbeat every 15 s, which keeps its socket open; these sockets
     # send none, so the server's watch for silent sockets (40 s) is off for this test, or
     # a slow run would see its sockets closed as gone silent.
@@ -343,10 +340,6 @@ async def test_every_page_replays_to_what_a_reload_shows(
             current = (await database_sync_to_async(Encounter.objects.get)(pk=enc_pk)).version
             stale = [a for a in audiences if a.page and a.comm and a.page.version() != current]
             assert stale in ([], [lossy]), [a.name for a in stale]
-            if stale:
-                # A push the page lacks is taken as still on its way for a moment; the
-                # page's next heartbeat comes later than that (every 15 s).
-                await asyncio.sleep(consumers.PUSH_GRACE + 0.1)
             await asyncio.gather(*(a.heartbeat(current) for a in audiences if a.comm))
             await drain(audiences)
             await assert_true_to_a_reload(audiences, f"after command {n}")

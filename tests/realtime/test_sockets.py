@@ -228,7 +228,7 @@ async def test_presence_is_pushed_to_the_gm(table: Table):
     await gm.disconnect()
 
 
-async def test_heartbeat_with_an_old_version_gets_the_whole_view(table: Table):
+async def test_heartbeat_with_an_old_version_the_history_lacks_gets_the_whole_view(table: Table):
     p1 = player_socket(table.seat1.token)
     first = await connect(p1)
     current = version_of(first)
