@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from . import dice
 from .catalogue import ANY_TIME, OWN_TURN, REACTION, ActionDef, Option, Setting
 from .events import Events
-from .refusal import Arg, acting, refuse, said
+from .refusal import acting, refuse, said
 from .state import Combatant, Effect, Encounter, Window
 from .turns import action_count, count_action
 
@@ -364,10 +364,13 @@ class Ruleset:
         opened (an Opportunity Attack on its move, a defence against its attack)."""
         return [w for w in enc.pending if w.trigger == c.id]
 
-    def answer_first(self, enc: Encounter, c: Combatant, own: list[Window]) -> dict[str, Arg]:
-        """What `c` must answer before ending its turn, as the refusal's arguments (written
-        for each reader by `refusal.answer_own`): here, its own reaction window."""
-        return {"answer": "window"}
+    def answer_first(
+        self, enc: Encounter, c: Combatant, own: list[Window]
+    ) -> tuple[str, str | None]:
+        """What `c` must answer before ending its turn, for the refusal's arguments (written
+        for each reader by `refusal.answer_own`): the kind of answer and the action that
+        waits on it; here its own reaction window, and nothing waits."""
+        return "window", None
 
     def settle(self, enc: Encounter, ev: Events) -> None:
         """After every command: whatever waited on windows that are now gone goes on."""

@@ -624,6 +624,7 @@ def cmd_end_turn(
         own = [w for w in waiting if w.reactor == actor]
         if own:
             by = enc.combatants.get(own[0].trigger)
+            answer, held = rs.answer_first(enc, holder, own)
             raise said(
                 "answer_first",
                 holder,
@@ -632,7 +633,8 @@ def cmd_end_turn(
                 window=own[0].id,
                 by=own[0].trigger,
                 rule="Reactions",
-                **rs.answer_first(enc, holder, own),
+                answer=answer,
+                held=held,
             )
         reactors = [enc.get(i) for i in dict.fromkeys(w.reactor for w in waiting)]
         raise said(

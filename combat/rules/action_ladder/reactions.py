@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..base import Opts, Rng, apply_damage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
-from ..refusal import Arg, Refused, refuse, said
+from ..refusal import Refused, refuse, said
 from ..state import Combatant, Encounter, Window
 from ..turns import Declared
 from .catalogue import ATTACK_NEEDS
@@ -170,11 +170,11 @@ def turn_windows(self: ActionLadder, enc: Encounter, c: Combatant) -> list[Windo
 
 def answer_first(
     self: ActionLadder, enc: Encounter, c: Combatant, own: list[Window]
-) -> dict[str, Arg]:
+) -> tuple[str, str | None]:
     """The Interrupt on the declared action waits for its Dodge (action-ladder.md,
     Interrupt): what the refusal says, written for each reader by `refusal.answer_own`."""
     held = c.turn.get("declared") or {}
-    return {"answer": "interrupt", "held": str(held.get("name", "action"))}
+    return "interrupt", str(held.get("name", "action"))
 
 
 def react_interrupt(
