@@ -115,6 +115,18 @@
   }
   document.addEventListener("htmx:ws:after:message:incoming", clearPreview);
 
+  // A finger on the map pans and pinches it (app.css lets the browser), except when it
+  // paints with a brush or drags a token: then the touch is the stroke's or the drag's.
+  document.addEventListener(
+    "touchstart",
+    function (evt) {
+      if (svgOf(evt.target) && (currentBrush() !== "move" || evt.target.closest("g.token"))) {
+        evt.preventDefault();
+      }
+    },
+    { passive: false }
+  );
+
   document.addEventListener("pointerdown", function (evt) {
     var svg = svgOf(evt.target);
     if (!svg || evt.button !== 0) {

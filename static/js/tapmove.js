@@ -38,6 +38,26 @@
     return document.getElementById("move-preview");
   }
 
+  // The path drawn over the map lives beside the map, inside the box that zooms and
+  // scrolls with it (#move-path); the line and the buttons stay in #move-preview.
+  function empty() {
+    var b = box();
+    var p = document.getElementById("move-path");
+    if (b) b.innerHTML = "";
+    if (p) p.innerHTML = "";
+  }
+
+  function show(target, html) {
+    target.innerHTML = html;
+    var p = document.getElementById("move-path");
+    if (p) {
+      p.innerHTML = "";
+      var drawn = target.querySelector("svg.move-overlay");
+      if (drawn) p.appendChild(drawn);
+    }
+    window.htmx.process(target);
+  }
+
   function column(x) {
     var letters = "";
     var n = x + 1;
@@ -100,13 +120,14 @@
     r.setAttribute("width", String(px - 4));
     r.setAttribute("height", String(px - 4));
     r.setAttribute("data-cell", label(cursor));
+    // On a zoomed map the cursor's cell is brought into the box's view.
+    if (document.activeElement === svg && r.scrollIntoView) r.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
 
   function clear() {
     pending = null;
     asked++;
-    var b = box();
-    if (b) b.innerHTML = "";
+    empty();
   }
 
   function params(cell) {
@@ -138,12 +159,12 @@
       .then(function (html) {
         var target = box();
         if (mine !== asked || !target) return;
-        target.innerHTML = html;
-        window.htmx.process(target);
+        show(target, html);
       })
       .catch(function () {
         var target = box();
         if (mine === asked && target) {
+          empty();
           target.textContent = "The map could not ask the server about that cell: try again.";
         }
       });
@@ -292,7 +313,7 @@
     drawCursor();
     var b = box();
     var now = mapNow();
-    if (now !== drawnFor && b) b.innerHTML = "";
+    if (now !== drawnFor && b) empty();
     drawnFor = now;
     if (pending && b && !b.firstElementChild) ask(pending);
   }
