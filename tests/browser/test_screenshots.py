@@ -11,6 +11,8 @@ turn round to Ana, and let her player make an Empowered Attack on the Ogre. Then
 - docs/screenshots/spectator-tv.png: the same screen on a TV (1920x1080)
 - docs/screenshots/spectator-overlay.png: the overlay a streaming program lays over its
   video (`?overlay=1&show=turn,order,log`, 1920x1080, transparent)
+- docs/screenshots/map-gm.png, map-phone.png and map-tv.png: the demo's battle map on the
+  GM's console, Ana's phone and the TV
 
 and, in a test of its own, the table talk: docs/screenshots/chat-gm.png and chat-phone.png.
 """
@@ -172,7 +174,37 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
         overlay.page.screenshot(
             path=str(SCREENSHOTS / "spectator-overlay.png"), omit_background=True
         )
-        names = ("gm", "player", "player-phone", "spectator", "spectator-tv", "spectator-overlay")
+        # The battle map on each screen: Ana's token on all of them, the hidden Troll's on
+        # the GM's alone (tests/realtime and tests/security prove it never reaches the
+        # others' frames).
+        for p, name in ((gm, "map-gm"), (phone, "map-phone"), (tv, "map-tv")):
+            board = p.page.get_by_test_id("board")
+            expect(board.get_by_test_id(f"token-{ana}"), p.name).to_have_count(1)
+            if p is phone:
+                # The phone as its player sees it: the map just under what stays on top.
+                p.page.evaluate(
+                    """() => {
+                        const stack = document.querySelector("[data-testid=top-stack]");
+                        const map = document.getElementById("board");
+                        const below = stack ? stack.getBoundingClientRect().bottom : 0;
+                        window.scrollBy(0, map.getBoundingClientRect().top - below);
+                    }"""
+                )
+                p.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+            else:
+                board.scroll_into_view_if_needed()
+                board.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        names = (
+            "gm",
+            "player",
+            "player-phone",
+            "spectator",
+            "spectator-tv",
+            "spectator-overlay",
+            "map-gm",
+            "map-phone",
+            "map-tv",
+        )
         for name in names:
             png = SCREENSHOTS / f"{name}.png"
             assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
