@@ -16,6 +16,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.cache import cache
 from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 
 from combat import chat, presence, screens
 from combat.access import (
@@ -236,10 +237,68 @@ def grown(
     return new, [ident for ident, _ in top[len(kept) :]]
 
 
+def moved(
+    before: list[tuple[str, str]] | None, now: list[tuple[str, str]]
+) -> tuple[list[str], list[tuple[str | None, list[int]]], list[int]] | None:
+    """How a list whose items move in and out went from `before` to `now` (its items' (id,
+    fingerprint), in order): the ids of those gone; the new ones, in runs each put after
+    the item that stayed before it (None: at the top), as indexes into `now`; the indexes
+    of those that stayed but changed. None when the items that stayed are not in the same
+    order as before (or there is no `before`): then the list is sent whole."""
+    if before is None:
+        return None
+    was = {ident: d for ident, d in before}
+    is_now = {ident for ident, _ in now}
+    if [i for i, _ in before if i in is_now] != [i for i, _ in now if i in was]:
+        return None
+    gone = [ident for ident, _ in before if ident not in is_now]
+    puts: list[tuple[str | None, list[int]]] = []
+    changed: list[int] = []
+    after: str | None = None
+    for n, (ident, d) in enumerate(now):
+        if ident in was:
+            after = ident
+            if was[ident] != d:
+                changed.append(n)
+        elif puts and puts[-1][0] == after and puts[-1][1][-1] == n - 1:
+            puts[-1][1].append(n)
+        else:
+            puts.append((after, [n]))
+    return gone, puts, changed
+
+
+def render_moved(template: str, region: screens.Region, before: Any) -> str:
+    """A changed list whose items move in and out: those gone taken away, those new put in
+    their place, those changed redrawn (components/moves.html), or the list whole."""
+    items = region.items
+    assert items is not None
+    found = moved(before, items.keys)
+    if found is None:
+        return render_region(template, region)
+    gone, puts, changed = found
+
+    def item(n: int, oob: bool) -> str:
+        return render_to_string(f"{template}#{items.partial}", {**items.models[n], "card_oob": oob})
+
+    ctx = {
+        "target": items.target,
+        "gone": gone,
+        "puts": [
+            {"after": after, "html": mark_safe("".join(item(n, False) for n in ns))}
+            for after, ns in puts
+        ],
+        "changed": mark_safe("".join(item(n, True) for n in changed)),
+    }
+    return render_to_string("combat/components/moves.html", ctx)
+
+
 def render_grown(template: str, region: screens.Region, before: Any) -> str:
     """A changed region: its new items and the ids of those to take away when it is a list
-    that only grew at the top since `before` (its items' keys then), else the region whole."""
+    that only grew at the top since `before` (its items' keys then), else the region whole.
+    (A list whose items move in and out: `render_moved`.)"""
     items = region.items
+    if items is not None and items.moves:
+        return render_moved(template, region, before)
     grew = grown(before, items.keys) if items is not None else None
     if items is None or grew is None:
         return render_region(template, region)

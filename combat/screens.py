@@ -15,7 +15,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.urls import reverse
@@ -485,7 +485,10 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]
     top = allowed if len(allowed) <= FEW_NOW else [a for a in allowed if a["key"] in first]
     top = sorted(top, key=lambda a: first.index(a["key"]) if a["key"] in first else len(first))
     shown = {a["key"] for a in top}
-    by_category: dict[str, list[dict[str, Any]]] = {}
+    # A group for every category the combatant has, empty ones too (the page does not show
+    # an empty group): an action that becomes possible or not moves between lists that
+    # stay, and the panel around them keeps its shape.
+    by_category: dict[str, list[dict[str, Any]]] = {a["category"]: [] for a in actions}
     for a in allowed:
         if a["key"] not in shown:
             by_category.setdefault(a["category"], []).append(a)
@@ -1206,6 +1209,10 @@ class Items:
     partial: str  # template#partial drawing `new` items at the top and taking `dropped` away
     keys: list[tuple[str, str]]  # (element id, fingerprint of the item), in order
     models: list[Any]
+    # A list whose items move in and out (a panel's actions, `partial` drawing one): those
+    # gone are taken away, those new put after the one before them, those changed redrawn,
+    # as long as the items that stayed kept their order (broadcast.render_moved).
+    moves: bool = False
 
 
 def item_digest(model: Any) -> str:
@@ -1295,12 +1302,24 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     )
     for card in ctx["combatants"]:
         regions[f"combatant-{card['id']}"] = Region(
-            "gm_row", {**ctx, "c": card}, {"c": card}, inside="order"
+            "gm_row", {**ctx, "c": card}, {"c": row_shows(card)}, inside="order"
         )
     regions.update(turn_regions(ctx))
     regions["log"] = log_region(ctx["log"])
     regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
+
+
+# What a GM row's card is given but does not draw: the acting combatant's actions are in
+# the turn panel, and the others' card lists only those possible now.
+ROW_HIDES = ("actions", "panel", "targets")
+
+
+def row_shows(card: dict[str, Any]) -> dict[str, Any]:
+    """What a GM row (components/gm_row.html) draws of its combatant's card: all of it but
+    the action panel, and the actions possible now only off-turn."""
+    hides = (*ROW_HIDES, "actions_now") if card["is_turn"] else ROW_HIDES
+    return {k: v for k, v in card.items() if k not in hides}
 
 
 def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
@@ -1359,23 +1378,42 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     return regions
 
 
+# What the GM's turn panel (gm.html#turn, turn_buttons.html) draws of the acting card,
+# besides its resources and its actions.
+TURN_SHOWS = (
+    "id",
+    "name",
+    "hidden",
+    "can_end_turn",
+    "can_hold",
+    "hold_ap",
+    "spent_now",
+    "can_seize",
+    "can_take_turn",
+    "carry",
+    "prepared",
+)
+
+
 def turn_regions(ctx: dict[str, Any]) -> dict[str, Region]:
-    """The GM's turn panel as regions: the panel, the acting combatant's resources and each
-    of its actions, compared as a seat's panel is (`panel_regions`): spending sends the
-    resources, an action that is allowed or refused as before is not sent again."""
+    """The GM's turn panel as regions: the panel, the acting combatant's resources, each list
+    of its actions and each group's heading, compared as a seat's panel is (`panel_regions`):
+    spending sends the resources, an action that moves from one list to another is taken
+    from the one and put in the other, and an action that is allowed or refused as before is
+    not sent again."""
     card = ctx["turn_card"]
     if card is None:
         return {"turn": Region("turn", ctx, {"turn_card": None, "status": ctx["status"]})}
     cid = card["id"]
     urls = {"post_url": ctx["post_url"], "preview_url": ctx["preview_url"]}
     inner = panel_regions(card, urls)
-    panel = inner.pop(f"panel-{cid}")
-    regions = {"turn": Region("turn", ctx, {"panel": panel.compared, "status": ctx["status"]})}
-    top = [a["key"] for a in (card.get("panel") or {}).get("top", ())]
+    lists = inner.pop(f"panel-{cid}").compared["card"]["lists"]
+    # What the panel draws around its regions: the name, the turn's buttons, the lists.
+    shows = {k: card.get(k) for k in TURN_SHOWS}
+    compared = {"card": shows, "lists": lists, **urls, "status": ctx["status"]}
+    regions = {"turn": Region("turn", ctx, compared)}
     for name, r in inner.items():
-        # The first action now carries the A key (templates: actions.html, `first`).
-        first = {"first": True} if top and name == f"action-{cid}-{top[0]}" else {}
-        regions[name] = Region(r.partial, {**r.model, **first}, None, inside="turn")
+        regions[name] = replace(r, inside="turn")
     return regions
 
 
@@ -1441,45 +1479,67 @@ ACTION_KEYS = ("actions", "actions_now", "panel")
 
 
 def panel_regions(card: dict[str, Any], urls: dict[str, str]) -> dict[str, Region]:
-    """One of the seat's combatants' panel, its resources and each of its actions as
-    regions. An action is compared by all it shows (whether it can be taken now, why not,
-    its cost, options and targets); the panel around them by the rest of the card and by
-    where each action stands (possible now, in which group, or not possible and with which
-    shared reason), so an action that moves sends the panel whole. What is left to spend
-    changes the resources alone, and an action that is allowed or refused for the same
-    reason as before is not sent again."""
+    """One of the seat's combatants' panel, its resources, each list of its actions (those
+    possible now, each group's, those not possible now) and each group's heading as regions.
+
+    The panel around them is compared by the rest of the card and by which lists it has;
+    each list by the actions it holds, each compared by all it shows (whether it can be
+    taken now, why not, its cost, options and targets); each heading by its count and the
+    reason it says. So what is left to spend changes the resources alone; an action that
+    moves from one list to another is taken from the one and put in the other (the
+    headings say the new counts), and an action allowed or refused for the same reason as
+    before is not sent again. Every list is there, empty or not, so the panel is sent whole
+    only when the catalogue or the reasons said apart change."""
     cid = card["id"]
     name = f"panel-{cid}"
     rest = {k: v for k, v in card.items() if k not in ACTION_KEYS}
     layout = card.get("panel") or {}
-    placed = {
-        "top": [a["key"] for a in layout.get("top", ())],
-        "groups": [
-            {
-                **{k: g[k] for k in ("category", "label", "count")},
-                "keys": [a["key"] for a in g["actions"]],
-            }
-            for g in layout.get("groups", ())
-        ],
-        "blocked": [[a["key"], a["shared"]] for a in layout.get("blocked", ())],
-        **{k: layout.get(k) for k in ("shared_reason", "other_reasons", "filter", "plannable")},
+    top, groups = layout.get("top", ()), layout.get("groups", ())
+    blocked = layout.get("blocked", ())
+    lists = {
+        "groups": [[g["category"], g["label"]] for g in groups],
+        **{k: layout.get(k) for k in ("other_reasons", "filter")},
     }
     around = {
         **rest,
         "resources": None,
-        "placed": placed,
-        "actions": [a["key"] for a in card.get("actions", ())],
+        "lists": lists,
+        # Without a layout, the actions are one list drawn with the panel.
+        "actions": None if layout else card.get("actions"),
     }
     regions = {name: Region("panel", {"c": card, **urls}, {"card": around, **urls}, "panels")}
     regions[f"resources-{cid}"] = Region("resources", {"c": rest}, None, name)
-    shown = [
-        *layout.get("top", ()),
-        *(a for g in layout.get("groups", ()) for a in g["actions"]),
-        *layout.get("blocked", ()),
-    ]
-    for a in shown:
-        model = {"a": a, "card": {"id": cid}, **urls}
-        regions[f"action-{cid}-{a['key']}"] = Region("action", model, None, name)
+    if not layout:
+        return regions
+    # Every list is drawn, an empty one too (the page does not show it: app.css).
+    boxes = [("now", top), *((g["category"], g["actions"]) for g in groups)]
+    boxes.append(("blocked", blocked))
+    heads = [{"box": g["category"], "label": g["label"], "count": g["count"]} for g in groups]
+    heads.append(
+        {
+            "box": "blocked",
+            "count": len(blocked),
+            "plannable": layout.get("plannable"),
+            "shared_reason": layout.get("shared_reason"),
+        }
+    )
+    ident = {"card": {"id": cid}}
+    for head in heads:
+        model = {"label": "", "plannable": False, "shared_reason": "", **head, **ident}
+        regions[f"head-action-{cid}-{head['box']}"] = Region("group_head", model, None, name)
+    for box, actions in boxes:
+        models = [
+            {"a": a, **ident, **urls, "first": box == "now" and n == 0}
+            for n, a in enumerate(actions)
+        ]
+        keys = [
+            (f"action-{cid}-{a['key']}", item_digest(m))
+            for a, m in zip(actions, models, strict=True)
+        ]
+        box_name = f"acts-action-{cid}-{box}"
+        items = Items(box_name, "action", keys, models, moves=True)
+        model = {"box": box, "box_actions": list(actions), **ident, **urls}
+        regions[box_name] = Region("action_box", model, keys, name, items)
     return regions
 
 

@@ -338,7 +338,8 @@ class Page:
     def replace(self, elements: list[tuple[str, str, str]]) -> None:
         """Each (how, id, html) swapped into the page's element with that id: in its place
         ("outerHTML", "outerMorph"), before its first child or after its last ("afterbegin",
-        "beforeend"), or the element taken away ("delete")."""
+        "beforeend"), right after it ("afterend"), or the element taken away ("delete"). As
+        htmx 4 does, every target is found on the page as it was before the frame."""
         spans = _Spans(self.html).spans
         found = []
         for how, ident, element in elements:
@@ -353,6 +354,8 @@ class Page:
                 start = end = self.html.index(">", start) + 1
             elif how == "beforeend":
                 start = end = self.html.rindex("<", start, end)
+            elif how == "afterend":
+                start = end
             elif how == "delete":
                 element = ""
             else:

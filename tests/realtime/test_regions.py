@@ -305,3 +305,50 @@ async def test_a_blow_sends_the_gm_the_struck_row_not_the_whole_list(table: Tabl
     sent = await gm_regions_pushed(table, comm)
     assert {f"combatant-{table.ana}", f"combatant-{table.bram}", "turn"} <= set(sent), sent
     await comm.disconnect()
+
+
+def test_an_action_that_moves_is_taken_from_its_list_and_put_after_the_one_before_it():
+    def keys(names: str) -> list[tuple[str, str]]:
+        return [(name, f"d{name}") for name in names.split()]
+
+    # b leaves (gone from this list); x and y arrive after a, z at the top; c is redrawn.
+    before = keys("a b c")
+    now = [*keys("z a x y"), ("c", "changed")]
+    assert broadcast.moved(before, now) == (["b"], [(None, [0]), ("a", [2, 3])], [4])
+    # Nothing changed but an arrival at the end.
+    assert broadcast.moved(keys("a b"), keys("a b c")) == ([], [("b", [2])], [])
+    # Those that stayed swapped places: the list is sent whole. Nothing to compare: whole.
+    assert broadcast.moved(keys("a b"), keys("b a")) is None
+    assert broadcast.moved(None, keys("a")) is None
+
+
+async def test_spending_the_last_ap_moves_the_gm_actions_alone_not_the_turn_panel(table: Table):
+    """An action that can no longer be taken leaves the possible ones for "Not possible now":
+    the GM's console gets it taken from one list and put in the other, the groups' new
+    counts, and not the turn panel whole."""
+    comm = gm_socket(table)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_from(timeout=TIMEOUT)
+    await gm_command(table, type="start_combat")
+    await gm_regions_pushed(table, comm)
+    # Ana has 3 AP (docs/rules.md, Action Points); each move costs 1.
+    for _ in range(2):
+        await gm_command(table, type="act", actor=table.ana, action="move", options={})
+        await gm_regions_pushed(table, comm)
+    await gm_command(table, type="act", actor=table.ana, action="move", options={})
+    views = [
+        f for f in await pushed_so_far(comm, broadcast.group_name(table.enc.pk, "gm")) if is_view(f)
+    ]
+    assert len(views) == 1, views
+    sent = fragments(views[0])[0]
+    ids = [ident for ident, _ in sent]
+    assert "turn" not in ids, ids
+    assert f"resources-{table.ana}" in ids, ids
+    # The move (1 AP) is taken away from the possible ones and put in "Not possible now".
+    moved = f"action-{table.ana}-move"
+    assert moved in ids, ids
+    put = [html for _, html in sent if f'id="{moved}"' in html]
+    assert put and 'data-allowed="false"' in put[0], put
+    assert f"head-action-{table.ana}-blocked" in ids, ids
+    await comm.disconnect()
