@@ -63,7 +63,7 @@ from .board import (
     reach_m,
     seen_board,
 )
-from .refusal import Refused, acting, refuse
+from .refusal import Refused, acting, refuse, said
 
 if TYPE_CHECKING:
     from .base import Ruleset
@@ -545,6 +545,66 @@ def covers(board: dict[str, Any], token: dict[str, Any], at: list[int], size: in
 def in_reach(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether either token's reach covers the other: they are engaged."""
     return covers(board, a, b["at"], b["size"]) or covers(board, b, a["at"], a["size"])
+
+
+def distance(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) -> float:
+    """Metres from token a's nearest cell to token b's, by the board's diagonal rule: one
+    cell's side for tokens next to each other."""
+    return round(gap(board, a["at"], a["size"], b["at"], b["size"]) * float(board["cell_m"]), 2)
+
+
+def placed_pair(
+    enc: Encounter, c: Combatant, other: Combatant
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The two tokens, when both combatants stand on the map; None otherwise (no map, or
+    either off it: the distance is not the map's to say)."""
+    if enc.board is None or not (on_map(enc, c) and on_map(enc, other)):
+        return None
+    return enc.board["tokens"][c.id], enc.board["tokens"][other.id]
+
+
+def reaches(enc: Encounter, c: Combatant, target: Combatant, *, adjacent: bool = False) -> bool:
+    """Whether c's melee reach (with `adjacent`, the cells next to c) covers the target's
+    token; True when the map does not say (no map, either token off it, or c itself)."""
+    pair = None if target.id == c.id else placed_pair(enc, c, target)
+    if pair is None:
+        return True
+    assert enc.board is not None
+    mine, theirs = pair
+    cells = 1 if adjacent else reach_cells(mine, enc.board)
+    return gap(enc.board, mine["at"], mine["size"], theirs["at"], theirs["size"]) <= cells
+
+
+def check_reach(
+    enc: Encounter,
+    c: Combatant,
+    a: ActionDef,
+    target: Combatant | None,
+    *,
+    rule: str,
+    adjacent: bool = False,
+) -> None:
+    """Refuse `a` when its target stands out of c's melee reach on the map (with
+    `adjacent`, farther than the cells next to c). Off the map, or without one, nothing is
+    measured. `rule` is the sentence of the rules that asks for reach."""
+    if target is None or reaches(enc, c, target, adjacent=adjacent):
+        return
+    pair = placed_pair(enc, c, target)
+    assert enc.board is not None and pair is not None
+    board = enc.board
+    mine, theirs = pair
+    cells = 1 if adjacent else reach_cells(mine, board)
+    raise said(
+        "out_of_reach",
+        c,
+        a,
+        others=[target],
+        target=target.id,
+        reach=round(cells * float(board["cell_m"]), 2),
+        distance=distance(board, mine, theirs),
+        adjacent=adjacent,
+        rule=rule,
+    )
 
 
 def sync_engagement(enc: Encounter) -> None:

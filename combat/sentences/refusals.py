@@ -57,3 +57,17 @@ def _missing_stat(s: Said) -> str:
         f"{s.Name(s.actor)} has no {s['stat']} stat, needed for {s['needed_for']}: the GM "
         "sets it on the combatant (a dice expression such as 1d20, and a bonus)."
     )
+
+
+@says("refusal.out_of_reach")
+def _out_of_reach(s: Said) -> str:
+    from combat.rules.paths import m
+
+    where = f"{s.Name(s['target'])} is {m(s['distance'])} from {s.name(s.actor)}"
+    if s["adjacent"]:
+        what = s.name(s["what"])
+        return f"{where}, not next to it: {what} needs an adjacent target ({s['rule']})."
+    return (
+        f"{where}, beyond its reach of {m(s['reach'])}: {s.name(s['what'])} needs its target "
+        f"within reach ({s['rule']})."
+    )

@@ -28,9 +28,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..base import DEFENCE_STATS, Opts, Rng, Ruleset, gauge, int_option, speed_setting
+from ..base import DEFENCE_STATS, MELEE_REACH, Opts, Rng, Ruleset, gauge, int_option, speed_setting
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
+from ..paths import check_reach
 from ..refusal import acting, refuse
 from ..state import Combatant, Encounter
 from ..turns import Declared, free_key
@@ -65,6 +66,17 @@ ACTION_CHECKS: dict[str, Check] = {
     "skip": check_skip,
     "throw": check_throw,
     "toss": check_toss,
+}
+
+
+# On a map, the actions that touch their target, and the rule that says how near it must
+# stand (paths.check_reach): a melee attack within reach.
+REACH_RULES: dict[str, str] = {
+    "attack": MELEE_REACH,
+    "trip": MELEE_REACH,
+    "disarm": MELEE_REACH,
+    "grapple": MELEE_REACH,
+    "shove": MELEE_REACH,
 }
 
 
@@ -437,6 +449,9 @@ class ActionLadder(Ruleset):
         check = ACTION_CHECKS.get(a.key)
         if check is not None:
             check(enc, c, target, opts)
+        rule = REACH_RULES.get(a.key)
+        if rule is not None and not opts.get("ranged"):
+            check_reach(enc, c, a, target, rule=rule)
 
     # --- paying ----------------------------------------------------------------------------
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:

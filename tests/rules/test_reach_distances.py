@@ -1,0 +1,83 @@
+"""Distances from the map wherever a rule needs one (issue 35): a melee attack needs its
+target within the attacker's reach. Without a map, or with either token off it, nothing is
+measured. Rules tests, no database.
+
+The map (tests/rules/test_reach.py `row`): 12 × 3 cells of 1 m, Ana (PC) at A2, the Ogre
+at A1 next to her, the Goblin at F1, 5 m from her (five columns and one row: the second
+diagonal step counts two, the board's default "1-2-1")."""
+
+from __future__ import annotations
+
+import pytest
+
+from combat.rules.view import UNSEEN
+from tests.rules.test_reach import row
+
+ATTACKS = {
+    "action_points": "basic_attack",
+    "initiative_passes": "attack",
+    "action_ladder": "attack",
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(ATTACKS))
+def test_a_melee_attack_on_a_target_out_of_reach_is_refused_with_the_numbers(ruleset):
+    """Issue 35: "melee attacks need the target in reach"; the Goblin stands 5 m from Ana,
+    who reaches 1 m (one cell, none set)."""
+    t, ana, ogre, gob = row(ruleset)
+    out = t.act(ana, ATTACKS[ruleset], target=gob)
+    assert out.refusal.code == "out_of_reach"
+    args = out.refusal.args
+    assert (args["who"], args["what"], args["target"]) == (ana, ATTACKS[ruleset], gob)
+    assert (args["reach"], args["distance"]) == (1.0, 5.0)
+    assert out.refusal.message.startswith("Goblin is 5 m from Ana, beyond its reach of 1 m: ")
+    assert t.c(gob).hp == 10  # nothing happened
+    assert t.act(ana, ATTACKS[ruleset], target=ogre).ok  # next to her
+
+
+@pytest.mark.parametrize("ruleset", sorted(ATTACKS))
+def test_a_ranged_attack_is_not_limited_by_reach(ruleset):
+    """Only a melee attack needs its target within reach: a ranged one reaches the Goblin."""
+    t, ana, ogre, gob = row(ruleset)
+    out = t.act(ana, ATTACKS[ruleset], target=gob, ranged=True)
+    assert out.ok, out.refusal
+
+
+def test_a_longer_reach_strikes_from_farther():
+    """A token's reach in metres (a spear, a long arm) is how far its melee attacks go."""
+    t, ana, ogre, gob = row()
+    assert t.gm("place", actor=ana, reach=5).ok
+    assert t.act(ana, "basic_attack", target=gob).ok
+    t, ana, ogre, gob = row()
+    assert t.gm("place", actor=ana, reach=4).ok
+    out = t.act(ana, "basic_attack", target=gob)
+    assert out.refusal.code == "out_of_reach" and out.refusal.args["reach"] == 4.0
+
+
+def test_without_a_map_or_off_it_nothing_is_measured():
+    """An encounter without a map, or a combatant without a placed token, plays as before."""
+    t, ana, ogre, gob = row()
+    assert t.gm("place", actor=gob, cell="off").ok
+    assert t.act(ana, "basic_attack", target=gob).ok
+    t, ana, ogre, gob = row()
+    assert t.gm("remove_board").ok
+    assert t.act(ana, "basic_attack", target=gob).ok
+
+
+def test_a_player_reads_a_hidden_target_as_someone_unseen():
+    """A refusal names no combatant its reader cannot see (docs/api.md, Refusal codes)."""
+    t, ana, ogre, gob = row()
+    assert t.gm("hide", actor=gob, hidden=True).ok
+    out = t.act(ana, "basic_attack", target=gob, by="gm")
+    assert out.refusal.code == "out_of_reach"
+    seen = out.refusal.to_reader({gob})
+    assert seen.message.startswith(f"{UNSEEN[0].upper()}{UNSEEN[1:]} is 5 m from Ana")
+    assert "Goblin" not in seen.message and gob not in seen.args.values()
+
+
+def test_the_action_ladders_touching_actions_need_reach_too():
+    """Trip, Disarm and Shove lay hands (or a weapon) on the target: within reach only."""
+    for action in ("trip", "disarm", "shove"):
+        t, ana, ogre, gob = row("action_ladder", defence_prompts=False)
+        out = t.act(ana, action, target=gob)
+        assert out.refusal.code == "out_of_reach", (action, out.refusal)
