@@ -1,6 +1,6 @@
 """Distances from the map wherever a rule needs one (issue 35): a melee attack needs its
-target within the attacker's reach. Without a map, or with either token off it, nothing is
-measured. Rules tests, no database.
+target within the attacker's reach, Aid an ally within reach, Interrupt an adjacent enemy.
+Without a map, or with either token off it, nothing is measured. Rules tests, no database.
 
 The map (tests/rules/test_reach.py `row`): 12 × 3 cells of 1 m, Ana (PC) at A2, the Ogre
 at A1 next to her, the Goblin at F1, 5 m from her (five columns and one row: the second
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from combat.rules.state import Effect
 from combat.rules.view import UNSEEN
+from tests.rules.test_action_ladder import fighter
 from tests.rules.test_reach import row
 
 ATTACKS = {
@@ -81,3 +83,38 @@ def test_the_action_ladders_touching_actions_need_reach_too():
         t, ana, ogre, gob = row("action_ladder", defence_prompts=False)
         out = t.act(ana, action, target=gob)
         assert out.refusal.code == "out_of_reach", (action, out.refusal)
+
+
+def test_aid_needs_an_ally_within_reach():
+    """ "Aid an ally within reach" (action-ladder.md, Basic Combat Actions)."""
+    t, ana, ogre, gob = row("action_ladder")
+    bea = t.gm("add_combatant", name="Bea", side="pc", hp=20, stats=fighter())
+    assert t.gm("place", actor=bea, cell="E3").ok
+    t.c(bea).effects.append(Effect("Burning", "never", None, {"stacks": 4}, "burning"))
+    out = t.act(ana, "aid", target=bea, condition="burning")
+    assert out.refusal.code == "out_of_reach", out.refusal
+    assert out.refusal.message == (
+        "Bea is 4 m from Ana, beyond its reach of 1 m: Aid needs its target within reach "
+        "(action-ladder.md, Aid: 'Aid an ally within reach')."
+    )
+    assert t.gm("place", actor=bea, cell="B3").ok
+    out = t.act(ana, "aid", target=bea, condition="burning")
+    assert out.ok, out.refusal
+
+
+def test_interrupt_needs_an_enemy_next_to_it_not_only_within_reach():
+    """ "Interrupt an adjacent enemy (e.g. casting a spell or readying a ranged attack)"
+    (action-ladder.md, Reactions). The Goblin's long spear (3 m) holds Ana in melee from
+    D2, but only the Ogre, next to her, may Interrupt her ranged attack."""
+    t, ana, ogre, gob = row("action_ladder")
+    assert t.gm("place", actor=gob, cell="D2", reach=3).ok
+    assert gob in t.c(ana).engaged
+    out = t.act(ana, "attack", target=gob, ranged=True)
+    assert out.ok, out.refusal
+    assert [(w.kind, w.reactor) for w in t.state.pending] == [("interrupt", ogre)]
+    t, ana, ogre, gob = row("action_ladder")
+    assert t.gm("place", actor=gob, cell="D2", reach=3).ok
+    out = t.act(gob, "interrupt", by="gm", target=ana)
+    assert out.refusal.code == "out_of_reach", out.refusal
+    assert out.refusal.args["adjacent"] is True and out.refusal.args["distance"] == 3.0
+    assert "not next to it: Interrupt needs an adjacent target" in out.refusal.message

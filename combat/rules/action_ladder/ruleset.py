@@ -43,7 +43,7 @@ from .grappling import check_break_free, check_grapple
 from .items import check_aid, check_toss
 from .ladder import cost_text, effort_label, left_label
 from .movement import check_crawl, check_fall_prone, check_jump, check_movement_mode, check_stand_up
-from .reactions import check_interrupt
+from .reactions import INTERRUPT_ADJACENT, check_interrupt
 from .turns import check_skip
 
 # --- what the rules forbid, action by action (ActionLadder.check_rules) ---------------------
@@ -70,13 +70,16 @@ ACTION_CHECKS: dict[str, Check] = {
 
 
 # On a map, the actions that touch their target, and the rule that says how near it must
-# stand (paths.check_reach): a melee attack within reach.
+# stand (paths.check_reach): a melee attack within reach, Aid "an ally within reach",
+# Interrupt "an adjacent enemy".
 REACH_RULES: dict[str, str] = {
     "attack": MELEE_REACH,
     "trip": MELEE_REACH,
     "disarm": MELEE_REACH,
     "grapple": MELEE_REACH,
     "shove": MELEE_REACH,
+    "aid": "action-ladder.md, Aid: 'Aid an ally within reach'",
+    "interrupt": INTERRUPT_ADJACENT,
 }
 
 
@@ -451,7 +454,7 @@ class ActionLadder(Ruleset):
             check(enc, c, target, opts)
         rule = REACH_RULES.get(a.key)
         if rule is not None and not opts.get("ranged"):
-            check_reach(enc, c, a, target, rule=rule)
+            check_reach(enc, c, a, target, rule=rule, adjacent=a.key == "interrupt")
 
     # --- paying ----------------------------------------------------------------------------
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
