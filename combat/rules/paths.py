@@ -563,6 +563,16 @@ def placed_pair(
     return enc.board["tokens"][c.id], enc.board["tokens"][other.id]
 
 
+def measured(enc: Encounter, c: Combatant, other: Combatant | None) -> float | None:
+    """Metres between the two combatants on the map, or None when it does not say (no map,
+    no other, or either token off it)."""
+    pair = None if other is None or other.id == c.id else placed_pair(enc, c, other)
+    if pair is None:
+        return None
+    assert enc.board is not None
+    return distance(enc.board, *pair)
+
+
 def reaches(enc: Encounter, c: Combatant, target: Combatant, *, adjacent: bool = False) -> bool:
     """Whether c's melee reach (with `adjacent`, the cells next to c) covers the target's
     token; True when the map does not say (no map, either token off it, or c itself)."""

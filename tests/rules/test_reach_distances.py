@@ -1,6 +1,7 @@
 """Distances from the map wherever a rule needs one (issue 35): a melee attack needs its
-target within the attacker's reach, Aid an ally within reach, Interrupt an adjacent enemy.
-Without a map, or with either token off it, nothing is measured. Rules tests, no database.
+target within the attacker's reach, Aid an ally within reach, Interrupt an adjacent enemy;
+a Throw's and a Toss's range are measured on the map. Without a map,
+or with either token off it, nothing is measured. Rules tests, no database.
 
 The map (tests/rules/test_reach.py `row`): 12 × 3 cells of 1 m, Ana (PC) at A2, the Ogre
 at A1 next to her, the Goblin at F1, 5 m from her (five columns and one row: the second
@@ -118,3 +119,48 @@ def test_interrupt_needs_an_enemy_next_to_it_not_only_within_reach():
     assert out.refusal.code == "out_of_reach", out.refusal
     assert out.refusal.args["adjacent"] is True and out.refusal.args["distance"] == 3.0
     assert "not next to it: Interrupt needs an adjacent target" in out.refusal.message
+
+
+# --- Throw and Toss ranges ---------------------------------------------------------------------
+
+
+def test_a_throws_range_is_measured_on_the_map():
+    """ "You can throw an item up to your STR Bonus − Item Weight in meters. Weapons with
+    the Thrown(X) property gain additional range equal to X meters" (action-ladder.md,
+    Throw Range). Ana's STR bonus is 6: an item of weight 2 flies 4 m, the Goblin stands
+    5 m away, whatever distance was declared; Thrown(1) makes it 5 m."""
+    t, ana, ogre, gob = row("action_ladder", defence_prompts=False)
+    out = t.act(ana, "throw", target=gob, weight=2, distance=1)
+    assert out.refusal.code == "out_of_range", out.refusal
+    assert (out.refusal.args["distance"], out.refusal.args["range"]) == (5.0, 4)
+    assert out.refusal.message == (
+        "Out of range: Ana throws up to STR bonus 6 − weight 2 + Thrown 0 = 4 m; "
+        "Goblin stands 5 m away."
+    )
+    out = t.act(ana, "throw", target=gob, weight=2, thrown=1, distance=99)
+    assert out.ok, out.refusal
+
+
+def test_a_throw_at_someone_off_the_map_keeps_the_declared_distance():
+    """Off the map the table plays as before: the distance declared is the one checked."""
+    t, ana, ogre, gob = row("action_ladder", defence_prompts=False)
+    assert t.gm("place", actor=gob, cell="off").ok
+    assert t.act(ana, "throw", target=gob, weight=2, distance=4).ok
+    t, ana, ogre, gob = row("action_ladder", defence_prompts=False)
+    assert t.gm("place", actor=gob, cell="off").ok
+    assert t.act(ana, "throw", target=gob, weight=2, distance=5).refusal.code == "out_of_range"
+
+
+def test_a_toss_reaches_the_str_bonus_in_metres_on_the_map():
+    """ "Toss a held item weighing no more than half your STR Bonus, up to your STR Bonus
+    in meters" (action-ladder.md, Basic Combat Actions): 6 m for Ana."""
+    t, ana, ogre, gob = row("action_ladder")
+    bea = t.gm("add_combatant", name="Bea", side="pc", hp=20, stats=fighter())
+    assert t.gm("place", actor=bea, cell="H2").ok  # 7 m along the row
+    out = t.act(ana, "toss", target=bea, weight=1, distance=1)
+    assert out.refusal.code == "too_far", out.refusal
+    assert (out.refusal.args["metres"], out.refusal.args["allowance"]) == (7.0, 6)
+    assert out.refusal.message.endswith("at most the STR bonus, 6 m; Bea stands 7 m away.")
+    assert t.gm("place", actor=bea, cell="G2").ok
+    out = t.act(ana, "toss", target=bea, weight=1)
+    assert out.ok, out.refusal
