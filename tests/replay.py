@@ -74,9 +74,7 @@ def a_command(
     if roll < 0.06:
         return gm, {"type": "undo"}
     if roll < 0.12 and ids:
-        cid = rng.choice(ids)
-        kind = "reveal" if state.combatants[cid].hidden else "hide"
-        return gm, {"type": kind, "actor": cid}
+        return gm, hide_or_reveal(state, ids, rng.choice(ids), toggle=roll >= 0.09)
     if roll < 0.2 and ids:
         return gm, {"type": rng.choice(["damage", "heal"]), "actor": rng.choice(ids), "amount": 3}
     if roll < 0.24 and ids:
@@ -97,6 +95,20 @@ def a_command(
         step_in(enc, state, turn, key, options)
         return who, {"type": "act", "actor": turn, "action": key, "options": options}
     return who, {"type": "end_turn", "actor": turn}
+
+
+def hide_or_reveal(state: State, ids: list[str], cid: str, *, toggle: bool) -> dict[str, Any]:
+    """The GM hides the combatant picked, or reveals it when it is hidden. With `toggle`
+    (half of these commands) the GM hides a visible NPC while fewer than two are hidden,
+    else reveals one of them: so the play sees both, and always has a hidden attacker
+    (picked among five, the one hidden combatant would seldom come up). No die is rolled
+    for it."""
+    hidden = [i for i in ids if state.combatants[i].hidden]
+    shown = [i for i in ids if state.combatants[i].side != "pc" and i not in hidden]
+    pool = hidden if len(hidden) >= 2 or not shown else shown
+    if toggle and pool:
+        cid = pool[ids.index(cid) % len(pool)]
+    return {"type": "reveal" if state.combatants[cid].hidden else "hide", "actor": cid}
 
 
 def an_action(

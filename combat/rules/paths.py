@@ -639,6 +639,80 @@ def sync_engagement(enc: Encounter) -> None:
                 separate(a, b)
 
 
+# --- forced movement ---------------------------------------------------------------------------
+
+
+@dataclass
+class Pushed:
+    start: tuple[int, int]  # the cell the pushed token stood on
+    at: tuple[int, int]  # the cell it ends on
+    metres: float  # how far it went (by the board's diagonal rule)
+    stopped: str | None  # "wall", "token" or "edge" when one stopped it short, else None
+
+
+def push_line(
+    start: tuple[int, int], size: int, pusher: list[int], pusher_size: int
+) -> Iterator[tuple[int, int]]:
+    """The cells a token at `start` is pushed through, one step at a time, along the line
+    from the pusher's centre through its own (each step moves at most one cell along each
+    axis; the farther axis one cell every step)."""
+    vx = (start[0] + size / 2) - (pusher[0] + pusher_size / 2)
+    vy = (start[1] + size / 2) - (pusher[1] + pusher_size / 2)
+    longest = max(abs(vx), abs(vy))
+    if longest == 0:
+        return
+    k = 1
+    while True:
+        yield (start[0] + round(vx * k / longest), start[1] + round(vy * k / longest))
+        k += 1
+
+
+def push(enc: Encounter, pusher: Combatant, target: Combatant, metres: float) -> Pushed | None:
+    """Forced movement: the target's token goes back along the line from the pusher, cell
+    by cell, up to `metres` (counted from where it stood, by the board's diagonal rule),
+    and stops before a wall (or a corner of walls it would cut), another token, or the
+    map's edge. It walks no path and provokes nothing. None when either token is not on
+    the map (the push is the GM's to place)."""
+    pair = placed_pair(enc, pusher, target)
+    if pair is None:
+        return None
+    assert enc.board is not None
+    board = enc.board
+    mine, theirs = pair
+    size, cell_m = int(theirs["size"]), float(board["cell_m"])
+    start = (int(theirs["at"][0]), int(theirs["at"][1]))
+    others = {
+        cell
+        for oid, t in board["tokens"].items()
+        if oid != target.id and t["at"]
+        for cell in footprint(t["at"], t["size"])
+    }
+
+    def wall(x: int, y: int) -> bool:
+        return bool(board["terrain"].get(key(x, y)) == "wall")
+
+    at, moved, stopped = start, 0.0, None
+    for nx, ny in push_line(start, size, mine["at"], int(mine["size"])):
+        far = gap(board, list(start), 1, [nx, ny], 1) * cell_m
+        if far > metres + 1e-9:
+            break
+        cells = footprint([nx, ny], size)
+        if not all(0 <= x < board["width"] and 0 <= y < board["height"] for x, y in cells):
+            stopped = "edge"
+            break
+        # Cutting a corner: the cells the token would sweep through on a diagonal step.
+        swept = footprint([nx, at[1]], size) + footprint([at[0], ny], size)
+        if any(wall(x, y) for x, y in cells) or any(wall(x, y) for x, y in swept):
+            stopped = "wall"
+            break
+        if others & set(cells):
+            stopped = "token"
+            break
+        at, moved = (nx, ny), round(far, 2)
+    theirs["at"] = [at[0], at[1]]
+    return Pushed(start, at, moved, stopped)
+
+
 # --- a move held for an Opportunity Attack ---------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """Distances from the map wherever a rule needs one (issue 35): a melee attack needs its
 target within the attacker's reach, Aid an ally within reach, Interrupt an adjacent enemy;
-a Throw's and a Toss's range are measured on the map. Without a map,
+a Throw's and a Toss's range, and a Shove's push, are measured on the map. Without a map,
 or with either token off it, nothing is measured. Rules tests, no database.
 
 The map (tests/rules/test_reach.py `row`): 12 × 3 cells of 1 m, Ana (PC) at A2, the Ogre
@@ -10,11 +10,17 @@ diagonal step counts two, the board's default "1-2-1")."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from combat.rules.board import footprint
+from combat.rules.paths import push, push_line
 from combat.rules.state import Effect
+from combat.rules.table import Table
 from combat.rules.view import UNSEEN
 from tests.rules.test_action_ladder import fighter
-from tests.rules.test_reach import row
+from tests.rules.test_reach import at, row
+from tests.said import said
 
 ATTACKS = {
     "action_points": "basic_attack",
@@ -164,3 +170,122 @@ def test_a_toss_reaches_the_str_bonus_in_metres_on_the_map():
     assert t.gm("place", actor=bea, cell="G2").ok
     out = t.act(ana, "toss", target=bea, weight=1)
     assert out.ok, out.refusal
+
+
+# --- Shove's push --------------------------------------------------------------------------------
+
+
+def shoving(ogre_at: str, ana_at: str = "A2") -> tuple:
+    """Ana shoves the Ogre and wins: her STR roll is 4 on the dice (+10), so the Ogre is
+    "moved back half your STR Roll (rounded down, min 1, no bonus) meters": 2 m; its STR
+    save (1) fails against her 14."""
+    t, ana, ogre, gob = row("action_ladder", defence_prompts=False)
+    t.c(ana).stats["STR"] = {"dice": "4d1", "bonus": 10}
+    t.c(ogre).stats["STR"] = {"dice": "1d1", "bonus": 0}
+    assert t.gm("place", actor=gob, cell="off").ok
+    if ogre_at != "A1":
+        assert t.gm("place", actor=ogre, cell=ogre_at).ok
+    if ana_at != "A2":
+        assert t.gm("place", actor=ana, cell=ana_at).ok
+    return t, ana, ogre, gob
+
+
+def shove(t, ana, ogre) -> dict:
+    out = t.act(ana, "shove", target=ogre)
+    assert out.ok, out.refusal
+    [e] = [e for e in out.events if e.get("say") == "ladder.shove"]
+    assert t.state.pending == []  # "Forced movement ... does not provoke"
+    return e
+
+
+def test_a_shove_pushes_the_target_back_along_the_line_without_provoking():
+    """ "if the target loses they are moved back half your STR Roll ... meters"
+    (action-ladder.md, Shove); a push is forced movement and opens no window. The Ogre,
+    next to Ana on her right, goes 2 m further right; the log says where it lands."""
+    t, ana, ogre, gob = shoving("B2")
+    e = shove(t, ana, ogre)
+    assert at(t, ogre) == "D2"
+    assert (e["data"]["to"], e["data"]["moved"], e["data"]["stopped"]) == ("D2", 2.0, None)
+    assert "Ogre is pushed back 2 m, to D2 and falls prone" in said(e)
+    assert t.c(ana).engaged == [] and t.c(ogre).engaged == []
+
+
+def test_a_wall_another_token_or_the_edge_stops_the_push():
+    """ "the target moves back along the line, stopping at walls" (issue 35): it stays on
+    the last open cell, and the log says what stopped it."""
+    t, ana, ogre, gob = shoving("B2")
+    assert t.gm("paint", cells="C2", terrain="wall").ok
+    e = shove(t, ana, ogre)
+    assert at(t, ogre) == "B2" and e["data"]["stopped"] == "wall"
+    assert "pushed back 0 of 2 m, to B2, where a wall stops it" in said(e)
+    assert t.c(ogre).engaged == [ana]  # still next to her: still in melee
+    t, ana, ogre, gob = shoving("B2")
+    assert t.gm("place", actor=gob, cell="D2").ok
+    e = shove(t, ana, ogre)
+    assert at(t, ogre) == "C2" and e["data"]["stopped"] == "token"
+    assert "pushed back 1 of 2 m, to C2, where someone in the way stops it" in said(e)
+    t, ana, ogre, gob = shoving("A1")  # above her, on the map's top row
+    e = shove(t, ana, ogre)
+    assert at(t, ogre) == "A1" and e["data"]["stopped"] == "edge"
+    assert "where the map's edge stops it" in said(e)
+
+
+def test_a_diagonal_push_counts_its_metres_by_the_boards_diagonal_rule():
+    """Diagonally up and right from Ana: one diagonal cell is 1 m, the next would make 3 m
+    under "1-2-1", more than the 2 m of the push."""
+    t, ana, ogre, gob = shoving("B2", ana_at="A3")
+    e = shove(t, ana, ogre)
+    assert at(t, ogre) == "C1"
+    assert (e["data"]["moved"], e["data"]["stopped"]) == (1.0, None)
+
+
+def test_without_a_map_the_shove_is_told_as_before():
+    t, ana, ogre, gob = shoving("B2")
+    assert t.gm("remove_board").ok
+    e = shove(t, ana, ogre)
+    assert "to" not in e["data"]
+    assert "Ogre is pushed back 2 m, out of Ana's reach" in said(e)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    walls=st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=16),
+    pusher=st.tuples(st.integers(0, 7), st.integers(0, 7)),
+    target=st.tuples(st.integers(0, 7), st.integers(0, 7)),
+    size=st.integers(1, 2),
+    metres=st.integers(0, 12),
+)
+def test_a_push_never_goes_through_a_wall_or_off_the_map(walls, pusher, target, size, metres):
+    """Issue 35: a Shove's push stops at walls; the token stays on the map, on open
+    ground, off everyone else's cells, and no farther than the push."""
+    t = Table("action_ladder", seed=1)
+    ana = t.gm("add_combatant", name="Ana", side="pc", hp=9, stats=fighter())
+    ogre = t.gm("add_combatant", name="Ogre", side="npc", hp=9, stats=fighter())
+    assert t.gm("set_board", width=8, height=8).ok
+    if not t.gm("place", actor=ana, cell=f"{pusher[0]},{pusher[1]}").ok:
+        return
+    if not t.gm("place", actor=ogre, cell=f"{target[0]},{target[1]}", size=size).ok:
+        return
+    taken = {tuple(c) for c in footprint(t.state.board["tokens"][ana]["at"], 1)}
+    taken |= {tuple(c) for c in footprint(t.state.board["tokens"][ogre]["at"], size)}
+    for x, y in walls:
+        if (x, y) not in taken:
+            t.gm("paint", cells=f"{x},{y}", terrain="wall")
+    board = t.state.board
+    start = tuple(board["tokens"][ogre]["at"])
+    pushed = push(t.state, t.c(ana), t.c(ogre), float(metres))
+    assert pushed is not None and pushed.start == start
+    end = tuple(board["tokens"][ogre]["at"])
+    assert end == pushed.at and pushed.metres <= metres
+    walled = {k for k, v in board["terrain"].items() if v == "wall"}
+    line = push_line(start, size, board["tokens"][ana]["at"], 1)
+    passed = [start]
+    while passed[-1] != end:
+        passed.append(next(line))  # every cell the token went through, in order
+        assert len(passed) <= 20
+    for x, y in passed:
+        for cx, cy in footprint([x, y], size):
+            assert 0 <= cx < 8 and 0 <= cy < 8
+            assert f"{cx},{cy}" not in walled
+    mine = set(footprint(list(end), size))
+    assert not mine & set(footprint(board["tokens"][ana]["at"], 1))
