@@ -33,8 +33,9 @@ whole cells from its own cells to the nearest cell of the other token by the boa
 diagonal rule, and always at least the cells next to it (a positive reach shorter than a
 cell still touches its neighbours); a reach of 0 reaches nobody. Two enemies are engaged
 while either's reach covers the other (`sync_engagement`, after every command): on a map
-engagement follows from where tokens stand and is never set by hand. Walls do not cut
-reach.
+engagement follows from where tokens stand and is never set by hand. A wall cuts reach:
+the count goes around walls, and never through a corner of walls a diagonal would cut
+(`within`).
 
 A move walks its path cell by cell (`walk`). When the next step would take the mover out
 of the reach of an enemy that may make an Opportunity Attack (the move provokes: no
@@ -539,7 +540,71 @@ def gap(board: dict[str, Any], a: list[int], a_size: int, b: list[int], b_size: 
 
 def covers(board: dict[str, Any], token: dict[str, Any], at: list[int], size: int) -> bool:
     """Whether the token's reach covers a token of `size` cells standing at `at`."""
-    return gap(board, token["at"], token["size"], at, size) <= reach_cells(token, board)
+    return within(board, token["at"], token["size"], at, size, reach_cells(token, board))
+
+
+def within(
+    board: dict[str, Any], a: list[int], a_size: int, b: list[int], b_size: int, cells: int
+) -> bool:
+    """Whether b's token is no more than `cells` cell steps from a's, going around walls:
+    a wall between them cuts reach, as does a corner of walls a diagonal would cut. With
+    no wall near (the common case) it is the straight count (`gap`)."""
+    if gap(board, a, a_size, b, b_size) > cells:
+        return False
+    terrain = board["terrain"]
+    x0, y0 = a[0] - cells, a[1] - cells
+    x1, y1 = a[0] + a_size - 1 + cells, a[1] + a_size - 1 + cells
+    near = [
+        (x, y)
+        for x in range(max(x0, 0), min(x1, board["width"] - 1) + 1)
+        for y in range(max(y0, 0), min(y1, board["height"] - 1) + 1)
+        if terrain.get(key(x, y)) == "wall"
+    ]
+    if not near:
+        return True
+    return _around_walls(board, a, a_size, b, b_size, cells, set(near))
+
+
+def _around_walls(
+    board: dict[str, Any],
+    a: list[int],
+    a_size: int,
+    b: list[int],
+    b_size: int,
+    cells: int,
+    walls: set[tuple[int, int]],
+) -> bool:
+    """The cheapest way from a's cells to b's within `cells` steps, by the board's diagonal
+    rule, through no wall and cutting no wall's corner (a small search: reach is a few
+    cells)."""
+    one_two_one = diagonals(board) == "1-2-1"
+    goal = set(footprint(b, b_size))
+    best: dict[tuple[int, int, int], int] = {}
+    heap: list[tuple[int, int, int, int]] = []
+    for x, y in footprint(a, a_size):
+        best[(x, y, 0)] = 0
+        heapq.heappush(heap, (0, x, y, 0))
+    while heap:
+        cost, x, y, par = heapq.heappop(heap)
+        if (x, y) in goal:
+            return True
+        if cost > best.get((x, y, par), cells + 1):
+            continue
+        for dx, dy in _STEPS:
+            nx, ny = x + dx, y + dy
+            if (nx, ny) in walls or not (0 <= nx < board["width"] and 0 <= ny < board["height"]):
+                continue
+            step, npar = 1, par
+            if dx and dy:
+                if (nx, y) in walls or (x, ny) in walls:
+                    continue
+                if one_two_one:
+                    step, npar = (2 if par else 1), 1 - par
+            ncost = cost + step
+            if ncost <= cells and ncost < best.get((nx, ny, npar), cells + 1):
+                best[(nx, ny, npar)] = ncost
+                heapq.heappush(heap, (ncost, nx, ny, npar))
+    return False
 
 
 def in_reach(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -582,7 +647,7 @@ def reaches(enc: Encounter, c: Combatant, target: Combatant, *, adjacent: bool =
     assert enc.board is not None
     mine, theirs = pair
     cells = 1 if adjacent else reach_cells(mine, enc.board)
-    return gap(enc.board, mine["at"], mine["size"], theirs["at"], theirs["size"]) <= cells
+    return within(enc.board, mine["at"], mine["size"], theirs["at"], theirs["size"], cells)
 
 
 def check_reach(
@@ -604,15 +669,18 @@ def check_reach(
     board = enc.board
     mine, theirs = pair
     cells = 1 if adjacent else reach_cells(mine, board)
+    far = distance(board, mine, theirs)
+    reach = round(cells * float(board["cell_m"]), 2)
     raise said(
         "out_of_reach",
         c,
         a,
         others=[target],
         target=target.id,
-        reach=round(cells * float(board["cell_m"]), 2),
-        distance=distance(board, mine, theirs),
+        reach=reach,
+        distance=far,
         adjacent=adjacent,
+        walled=far <= reach,  # near enough, but a wall is in the way
         rule=rule,
     )
 

@@ -64,10 +64,12 @@ def _out_of_reach(s: Said) -> str:
     from combat.rules.paths import m
 
     where = f"{s.Name(s['target'])} is {m(s['distance'])} from {s.name(s.actor)}"
-    if s["adjacent"]:
-        what = s.name(s["what"])
-        return f"{where}, not next to it: {what} needs an adjacent target ({s['rule']})."
-    return (
-        f"{where}, beyond its reach of {m(s['reach'])}: {s.name(s['what'])} needs its target "
-        f"within reach ({s['rule']})."
-    )
+    what = s.name(s["what"])
+    need = "an adjacent target" if s["adjacent"] else "its target within reach"
+    if s.get("walled"):
+        why = "but a wall stands between them"
+    elif s["adjacent"]:
+        why = "not next to it"
+    else:
+        why = f"beyond its reach of {m(s['reach'])}"
+    return f"{where}, {why}: {what} needs {need} ({s['rule']})."

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combat.rules.board import footprint
-from combat.rules.paths import push, push_line
+from combat.rules.paths import gap, push, push_line, within
 from combat.rules.state import Effect
 from combat.rules.table import Table
 from combat.rules.view import UNSEEN
@@ -289,3 +289,75 @@ def test_a_push_never_goes_through_a_wall_or_off_the_map(walls, pusher, target, 
             assert f"{cx},{cy}" not in walled
     mine = set(footprint(list(end), size))
     assert not mine & set(footprint(board["tokens"][ana]["at"], 1))
+
+
+# --- walls cut reach -----------------------------------------------------------------------------
+
+
+def test_a_wall_between_them_cuts_reach():
+    """Issue 35: distances from the map "wherever a rule needs one": an enemy behind a wall
+    is not within reach through it. Ana's 2 m spear reaches the Goblin at C2 over open
+    ground; with a wall along column B between them it does not, and they are not in
+    melee."""
+    t, ana, ogre, gob = row()
+    assert t.gm("place", actor=ogre, cell="L3").ok
+    assert t.gm("place", actor=gob, cell="C2").ok
+    assert t.gm("place", actor=ana, reach=2).ok
+    assert t.c(ana).engaged == [gob]
+    assert t.gm("paint", cells="B1:B3", terrain="wall").ok
+    assert t.c(ana).engaged == []
+    out = t.act(ana, "basic_attack", target=gob)
+    assert out.refusal.code == "out_of_reach" and out.refusal.args["walled"] is True
+    assert out.refusal.message.startswith(
+        "Goblin is 2 m from Ana, but a wall stands between them: Basic Attack needs its "
+        "target within reach"
+    )
+
+
+def test_reach_goes_around_a_wall_when_it_is_long_enough():
+    """The count goes around walls, and a diagonal never cuts a corner of a wall: with one
+    wall cell at B2, a spear at C2 reaches Ana at A2 the long way, C1, B1, A1, then A2:
+    4 cells, so 4 m does and 3 m does not."""
+    t, ana, ogre, gob = row()
+    assert t.gm("place", actor=ogre, cell="L3").ok
+    assert t.gm("place", actor=gob, cell="C2", reach=4).ok
+    assert t.gm("paint", cells="B2", terrain="wall").ok
+    assert t.c(ana).engaged == [gob]
+    assert t.gm("place", actor=gob, reach=3).ok
+    assert t.c(ana).engaged == []
+
+
+def test_a_corner_of_wall_cuts_reach_between_diagonal_neighbours():
+    """Next to each other diagonally, with a wall on a cell the diagonal would cut: no
+    reach, as no step of a path cuts such a corner (paths.py)."""
+    t, ana, ogre, gob = row()
+    assert t.gm("place", actor=ogre, cell="B1").ok
+    assert t.c(ana).engaged == [ogre]
+    assert t.gm("paint", cells="A1", terrain="wall").ok
+    assert t.c(ana).engaged == []
+    out = t.act(ana, "basic_attack", target=ogre)
+    assert out.refusal.code == "out_of_reach" and out.refusal.args["distance"] == 1.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    a=st.tuples(st.integers(0, 7), st.integers(0, 7)),
+    b=st.tuples(st.integers(0, 7), st.integers(0, 7)),
+    wall_x=st.integers(0, 7),
+    holes=st.lists(st.integers(0, 7), max_size=3),
+    cells=st.integers(1, 6),
+)
+def test_reach_never_passes_through_a_wall(a, b, wall_x, holes, cells):
+    """A wall cuts reach: across a wall column, reach goes only through its gaps, and is
+    never longer than the straight count; with no wall it is the straight count."""
+    board = {"width": 8, "height": 8, "cell_m": 1.0, "terrain": {}, "tokens": {}}
+    open_ground = within(board, list(a), 1, list(b), 1, cells)
+    assert open_ground == (gap(board, list(a), 1, list(b), 1) <= cells)
+    if wall_x in (a[0], b[0]):
+        return
+    board["terrain"] = {f"{wall_x},{y}": "wall" for y in range(8) if y not in holes}
+    walled = within(board, list(a), 1, list(b), 1, cells)
+    assert not walled or open_ground
+    across = (a[0] < wall_x) != (b[0] < wall_x)
+    if across and not holes:
+        assert not walled
