@@ -21,6 +21,7 @@ from combat import screens, services
 from combat.access import Viewer, gm_viewer, seat_viewer
 from combat.models import Encounter
 from combat.rules import get_ruleset
+from combat.rules.paths import reaches
 from combat.rules.state import Encounter as State
 
 # Actions that may open a reaction window: attacks and spells (the target's defence
@@ -49,7 +50,8 @@ def a_command(
     """Something a GM or a player might do now (allowed or not: refusals count too).
 
     `windows` steers the play towards reaction windows; without it the play (and what a
-    seed gives) is as it always was."""
+    seed gives) is as it always was. On a map an action aimed at someone out of reach is
+    made from beside it (`step_in`)."""
     state = screens.load_state(enc)
     gm = gm_viewer(enc)
     ids = list(state.combatants)
@@ -72,9 +74,7 @@ def a_command(
     if roll < 0.06:
         return gm, {"type": "undo"}
     if roll < 0.12 and ids:
-        cid = rng.choice(ids)
-        kind = "reveal" if state.combatants[cid].hidden else "hide"
-        return gm, {"type": kind, "actor": cid}
+        return gm, hide_or_reveal(state, ids, rng.choice(ids), toggle=roll >= 0.09)
     if roll < 0.2 and ids:
         return gm, {"type": rng.choice(["damage", "heal"]), "actor": rng.choice(ids), "amount": 3}
     if roll < 0.24 and ids:
@@ -92,8 +92,23 @@ def a_command(
     allowed = [a for a in panel if a["allowed"]]
     if allowed and roll < 0.8:
         key, options = an_action(state, turn, allowed, rng, windows=windows)
+        step_in(enc, state, turn, key, options)
         return who, {"type": "act", "actor": turn, "action": key, "options": options}
     return who, {"type": "end_turn", "actor": turn}
+
+
+def hide_or_reveal(state: State, ids: list[str], cid: str, *, toggle: bool) -> dict[str, Any]:
+    """The GM hides the combatant picked, or reveals it when it is hidden. With `toggle`
+    (half of these commands) the GM hides a visible NPC while fewer than two are hidden,
+    else reveals one of them: so the play sees both, and always has a hidden attacker
+    (picked among five, the one hidden combatant would seldom come up). No die is rolled
+    for it."""
+    hidden = [i for i in ids if state.combatants[i].hidden]
+    shown = [i for i in ids if state.combatants[i].side != "pc" and i not in hidden]
+    pool = hidden if len(hidden) >= 2 or not shown else shown
+    if toggle and pool:
+        cid = pool[ids.index(cid) % len(pool)]
+    return {"type": "reveal" if state.combatants[cid].hidden else "hide", "actor": cid}
 
 
 def an_action(
@@ -153,6 +168,29 @@ def a_window_command(enc: Encounter, state: State, rng: random.Random) -> Any:
                 return gm, {"type": "place", "actor": a.id, "cell": beside}
             return gm, {"type": "engage", "actor": a.id, "target": b.id}
     return None
+
+
+# Actions aimed at a combatant from afar: the map does not bring their maker next to it.
+AFAR = frozenset(["throw", "toss"])
+
+
+def step_in(enc: Encounter, state: State, cid: str, key: str, options: dict[str, Any]) -> None:
+    """On a map, an action aimed at someone farther than the next cell (a melee attack
+    needs its target within reach, an Interrupt an adjacent one) is made from beside it:
+    the GM first places the actor's token there, as a table whose player walked up would
+    have it. So the play's attacks, hidden attackers' included, still open their windows.
+    A ranged attack, a throw or a toss stays where it is. Rolls no die of the play."""
+    target = state.combatants.get(str(options.get("target") or ""))
+    c = state.combatants.get(cid)
+    if c is None or target is None or target.id == cid or key in AFAR or options.get("ranged"):
+        return
+    if reaches(state, c, target, adjacent=True):
+        return  # no map, either token off it, or next to each other already
+    beside = _cell_beside(state, cid, target.id)
+    if beside is not None:
+        services.run_command(
+            enc.pk, gm_viewer(enc), {"type": "place", "actor": cid, "cell": beside}
+        )
 
 
 def _cell_beside(state: State, mover: str, enemy: str) -> str | None:

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from .commands import CommandSpec
 
 DEFENCES = ("melee", "ranged", "mental")
+# On a map, why a melee attack on a target out of reach is refused (paths.check_reach).
+MELEE_REACH = "a melee attack strikes only a target within the attacker's reach"
 # The defence stats a ruleset reads for the defence an attack targets (docs/rules.md "Stats").
 DEFENCE_STATS = (
     ("defend", "defence against attacks"),
@@ -424,6 +426,10 @@ class Ruleset:
         }
         tid = opts.get("target")
         t = enc.combatants.get(tid or "")
+        if roll["melee"]:
+            from .paths import check_reach
+
+            check_reach(enc, c, a, t, rule=MELEE_REACH)
         if t is None or t.id == c.id or not self.hold_for_defence(enc, c, a, t, roll, ev):
             self.attack_roll(enc, c, tid, rng, ev, **roll)
 

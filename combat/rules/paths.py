@@ -33,8 +33,9 @@ whole cells from its own cells to the nearest cell of the other token by the boa
 diagonal rule, and always at least the cells next to it (a positive reach shorter than a
 cell still touches its neighbours); a reach of 0 reaches nobody. Two enemies are engaged
 while either's reach covers the other (`sync_engagement`, after every command): on a map
-engagement follows from where tokens stand and is never set by hand. Walls do not cut
-reach.
+engagement follows from where tokens stand and is never set by hand. A wall cuts reach:
+the count goes around walls, and never through a corner of walls a diagonal would cut
+(`within`).
 
 A move walks its path cell by cell (`walk`). When the next step would take the mover out
 of the reach of an enemy that may make an Opportunity Attack (the move provokes: no
@@ -63,7 +64,7 @@ from .board import (
     reach_m,
     seen_board,
 )
-from .refusal import Refused, acting, refuse
+from .refusal import Refused, acting, refuse, said
 
 if TYPE_CHECKING:
     from .base import Ruleset
@@ -539,12 +540,149 @@ def gap(board: dict[str, Any], a: list[int], a_size: int, b: list[int], b_size: 
 
 def covers(board: dict[str, Any], token: dict[str, Any], at: list[int], size: int) -> bool:
     """Whether the token's reach covers a token of `size` cells standing at `at`."""
-    return gap(board, token["at"], token["size"], at, size) <= reach_cells(token, board)
+    return within(board, token["at"], token["size"], at, size, reach_cells(token, board))
+
+
+def within(
+    board: dict[str, Any], a: list[int], a_size: int, b: list[int], b_size: int, cells: int
+) -> bool:
+    """Whether b's token is no more than `cells` cell steps from a's, going around walls:
+    a wall between them cuts reach, as does a corner of walls a diagonal would cut. With
+    no wall near (the common case) it is the straight count (`gap`)."""
+    if gap(board, a, a_size, b, b_size) > cells:
+        return False
+    terrain = board["terrain"]
+    x0, y0 = a[0] - cells, a[1] - cells
+    x1, y1 = a[0] + a_size - 1 + cells, a[1] + a_size - 1 + cells
+    near = [
+        (x, y)
+        for x in range(max(x0, 0), min(x1, board["width"] - 1) + 1)
+        for y in range(max(y0, 0), min(y1, board["height"] - 1) + 1)
+        if terrain.get(key(x, y)) == "wall"
+    ]
+    if not near:
+        return True
+    return _around_walls(board, a, a_size, b, b_size, cells, set(near))
+
+
+def _around_walls(
+    board: dict[str, Any],
+    a: list[int],
+    a_size: int,
+    b: list[int],
+    b_size: int,
+    cells: int,
+    walls: set[tuple[int, int]],
+) -> bool:
+    """The cheapest way from a's cells to b's within `cells` steps, by the board's diagonal
+    rule, through no wall and cutting no wall's corner (a small search: reach is a few
+    cells)."""
+    one_two_one = diagonals(board) == "1-2-1"
+    goal = set(footprint(b, b_size))
+    best: dict[tuple[int, int, int], int] = {}
+    heap: list[tuple[int, int, int, int]] = []
+    for x, y in footprint(a, a_size):
+        best[(x, y, 0)] = 0
+        heapq.heappush(heap, (0, x, y, 0))
+    while heap:
+        cost, x, y, par = heapq.heappop(heap)
+        if (x, y) in goal:
+            return True
+        if cost > best.get((x, y, par), cells + 1):
+            continue
+        for dx, dy in _STEPS:
+            nx, ny = x + dx, y + dy
+            if (nx, ny) in walls or not (0 <= nx < board["width"] and 0 <= ny < board["height"]):
+                continue
+            step, npar = 1, par
+            if dx and dy:
+                if (nx, y) in walls or (x, ny) in walls:
+                    continue
+                if one_two_one:
+                    step, npar = (2 if par else 1), 1 - par
+            ncost = cost + step
+            if ncost <= cells and ncost < best.get((nx, ny, npar), cells + 1):
+                best[(nx, ny, npar)] = ncost
+                heapq.heappush(heap, (ncost, nx, ny, npar))
+    return False
 
 
 def in_reach(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether either token's reach covers the other: they are engaged."""
     return covers(board, a, b["at"], b["size"]) or covers(board, b, a["at"], a["size"])
+
+
+def distance(board: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) -> float:
+    """Metres from token a's nearest cell to token b's, by the board's diagonal rule: one
+    cell's side for tokens next to each other."""
+    return round(gap(board, a["at"], a["size"], b["at"], b["size"]) * float(board["cell_m"]), 2)
+
+
+def placed_pair(
+    enc: Encounter, c: Combatant, other: Combatant
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The two tokens, when both combatants stand on the map; None otherwise (no map, or
+    either off it: the distance is not the map's to say)."""
+    if enc.board is None or not (on_map(enc, c) and on_map(enc, other)):
+        return None
+    return enc.board["tokens"][c.id], enc.board["tokens"][other.id]
+
+
+def measured(enc: Encounter, c: Combatant, other: Combatant | None) -> float | None:
+    """Metres between the two combatants on the map, or None when it does not say (no map,
+    no other, or either token off it)."""
+    pair = None if other is None or other.id == c.id else placed_pair(enc, c, other)
+    if pair is None:
+        return None
+    assert enc.board is not None
+    return distance(enc.board, *pair)
+
+
+def reaches(enc: Encounter, c: Combatant, target: Combatant, *, adjacent: bool = False) -> bool:
+    """Whether c's melee reach (with `adjacent`, the cells next to c) covers the target's
+    token; True when the map does not say (no map, either token off it, or c itself)."""
+    pair = None if target.id == c.id else placed_pair(enc, c, target)
+    if pair is None:
+        return True
+    assert enc.board is not None
+    mine, theirs = pair
+    cells = 1 if adjacent else reach_cells(mine, enc.board)
+    return within(enc.board, mine["at"], mine["size"], theirs["at"], theirs["size"], cells)
+
+
+def check_reach(
+    enc: Encounter,
+    c: Combatant,
+    a: ActionDef,
+    target: Combatant | None,
+    *,
+    rule: str,
+    adjacent: bool = False,
+) -> None:
+    """Refuse `a` when its target stands out of c's melee reach on the map (with
+    `adjacent`, farther than the cells next to c). Off the map, or without one, nothing is
+    measured. `rule` is the sentence of the rules that asks for reach."""
+    if target is None or reaches(enc, c, target, adjacent=adjacent):
+        return
+    pair = placed_pair(enc, c, target)
+    assert enc.board is not None and pair is not None
+    board = enc.board
+    mine, theirs = pair
+    cells = 1 if adjacent else reach_cells(mine, board)
+    far = distance(board, mine, theirs)
+    reach = round(cells * float(board["cell_m"]), 2)
+    raise said(
+        "out_of_reach",
+        c,
+        a,
+        others=[target],
+        target=target.id,
+        reach=reach,
+        distance=far,
+        adjacent=adjacent,
+        walled=far <= reach,  # near enough, but a wall is in the way
+        rule=rule,
+    )
 
 
 def sync_engagement(enc: Encounter) -> None:
@@ -567,6 +705,80 @@ def sync_engagement(enc: Encounter) -> None:
                 engage(enc, a, b)
             else:
                 separate(a, b)
+
+
+# --- forced movement ---------------------------------------------------------------------------
+
+
+@dataclass
+class Pushed:
+    start: tuple[int, int]  # the cell the pushed token stood on
+    at: tuple[int, int]  # the cell it ends on
+    metres: float  # how far it went (by the board's diagonal rule)
+    stopped: str | None  # "wall", "token" or "edge" when one stopped it short, else None
+
+
+def push_line(
+    start: tuple[int, int], size: int, pusher: list[int], pusher_size: int
+) -> Iterator[tuple[int, int]]:
+    """The cells a token at `start` is pushed through, one step at a time, along the line
+    from the pusher's centre through its own (each step moves at most one cell along each
+    axis; the farther axis one cell every step)."""
+    vx = (start[0] + size / 2) - (pusher[0] + pusher_size / 2)
+    vy = (start[1] + size / 2) - (pusher[1] + pusher_size / 2)
+    longest = max(abs(vx), abs(vy))
+    if longest == 0:
+        return
+    k = 1
+    while True:
+        yield (start[0] + round(vx * k / longest), start[1] + round(vy * k / longest))
+        k += 1
+
+
+def push(enc: Encounter, pusher: Combatant, target: Combatant, metres: float) -> Pushed | None:
+    """Forced movement: the target's token goes back along the line from the pusher, cell
+    by cell, up to `metres` (counted from where it stood, by the board's diagonal rule),
+    and stops before a wall (or a corner of walls it would cut), another token, or the
+    map's edge. It walks no path and provokes nothing. None when either token is not on
+    the map (the push is the GM's to place)."""
+    pair = placed_pair(enc, pusher, target)
+    if pair is None:
+        return None
+    assert enc.board is not None
+    board = enc.board
+    mine, theirs = pair
+    size, cell_m = int(theirs["size"]), float(board["cell_m"])
+    start = (int(theirs["at"][0]), int(theirs["at"][1]))
+    others = {
+        cell
+        for oid, t in board["tokens"].items()
+        if oid != target.id and t["at"]
+        for cell in footprint(t["at"], t["size"])
+    }
+
+    def wall(x: int, y: int) -> bool:
+        return bool(board["terrain"].get(key(x, y)) == "wall")
+
+    at, moved, stopped = start, 0.0, None
+    for nx, ny in push_line(start, size, mine["at"], int(mine["size"])):
+        far = gap(board, list(start), 1, [nx, ny], 1) * cell_m
+        if far > metres + 1e-9:
+            break
+        cells = footprint([nx, ny], size)
+        if not all(0 <= x < board["width"] and 0 <= y < board["height"] for x, y in cells):
+            stopped = "edge"
+            break
+        # Cutting a corner: the cells the token would sweep through on a diagonal step.
+        swept = footprint([nx, at[1]], size) + footprint([at[0], ny], size)
+        if any(wall(x, y) for x, y in cells) or any(wall(x, y) for x, y in swept):
+            stopped = "wall"
+            break
+        if others & set(cells):
+            stopped = "token"
+            break
+        at, moved = (nx, ny), round(far, 2)
+    theirs["at"] = [at[0], at[1]]
+    return Pushed(start, at, moved, stopped)
 
 
 # --- a move held for an Opportunity Attack ---------------------------------------------------

@@ -191,7 +191,16 @@ def _shove(s: Said) -> str:
     if not s["won"]:
         text += ": it holds its ground"
     else:
-        text += f": {t} is pushed back {s['back']} m, out of {s.name(s.actor)}'s reach"
+        if s.get("to") is None:
+            text += f": {t} is pushed back {s['back']} m, out of {s.name(s.actor)}'s reach"
+        elif s["stopped"]:
+            by = {"wall": "a wall", "token": "someone in the way", "edge": "the map's edge"}
+            text += (
+                f": {t} is pushed back {s['moved']:g} of {s['back']} m, to {s['to']}, "
+                f"where {by[s['stopped']]} stops it"
+            )
+        else:
+            text += f": {t} is pushed back {s['back']} m, to {s['to']}"
         if s["kept"]:
             text += f" and keeps its feet (STR save {s['save']})"
         else:

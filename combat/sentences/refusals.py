@@ -198,3 +198,19 @@ def _use_move(s: Said) -> str:
         f"To get away from {s.name(s.get('target'))}, {s.name(s.actor)} moves (which may "
         "provoke an Opportunity Attack); only the GM separates combatants by hand."
     )
+
+
+@says("refusal.out_of_reach")
+def _out_of_reach(s: Said) -> str:
+    from combat.rules.paths import m
+
+    where = f"{s.Name(s['target'])} is {m(s['distance'])} from {s.name(s.actor)}"
+    what = s.name(s["what"])
+    need = "an adjacent target" if s["adjacent"] else "its target within reach"
+    if s.get("walled"):
+        why = "but a wall stands between them"
+    elif s["adjacent"]:
+        why = "not next to it"
+    else:
+        why = f"beyond its reach of {m(s['reach'])}"
+    return f"{where}, {why}: {what} needs {need} ({s['rule']})."

@@ -55,6 +55,30 @@ def demo_links(out: str, ruleset: str) -> dict[str, str]:
     return links
 
 
+def photograph_the_map(ana: str, gm, phone, tv) -> None:
+    """docs/screenshots/map-gm.png, map-phone.png and map-tv.png."""
+    # The battle map on each screen: Ana's token on all of them, the hidden Troll's on
+    # the GM's alone (tests/realtime and tests/security prove it never reaches the
+    # others' frames).
+    for p, name in ((gm, "map-gm"), (phone, "map-phone"), (tv, "map-tv")):
+        board = p.page.get_by_test_id("board")
+        expect(board.get_by_test_id(f"token-{ana}"), p.name).to_have_count(1)
+        if p is phone:
+            # The phone as its player sees it: the map just under what stays on top.
+            p.page.evaluate(
+                """() => {
+                    const stack = document.querySelector("[data-testid=top-stack]");
+                    const map = document.getElementById("board");
+                    const below = stack ? stack.getBoundingClientRect().bottom : 0;
+                    window.scrollBy(0, map.getBoundingClientRect().top - below);
+                }"""
+            )
+            p.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        else:
+            board.scroll_into_view_if_needed()
+            board.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
 def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
     out = io.StringIO()
     call_command("seed_demo", stdout=out, no_color=True)
@@ -174,26 +198,7 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
         overlay.page.screenshot(
             path=str(SCREENSHOTS / "spectator-overlay.png"), omit_background=True
         )
-        # The battle map on each screen: Ana's token on all of them, the hidden Troll's on
-        # the GM's alone (tests/realtime and tests/security prove it never reaches the
-        # others' frames).
-        for p, name in ((gm, "map-gm"), (phone, "map-phone"), (tv, "map-tv")):
-            board = p.page.get_by_test_id("board")
-            expect(board.get_by_test_id(f"token-{ana}"), p.name).to_have_count(1)
-            if p is phone:
-                # The phone as its player sees it: the map just under what stays on top.
-                p.page.evaluate(
-                    """() => {
-                        const stack = document.querySelector("[data-testid=top-stack]");
-                        const map = document.getElementById("board");
-                        const below = stack ? stack.getBoundingClientRect().bottom : 0;
-                        window.scrollBy(0, map.getBoundingClientRect().top - below);
-                    }"""
-                )
-                p.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
-            else:
-                board.scroll_into_view_if_needed()
-                board.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        photograph_the_map(ana, gm, phone, tv)
         names = (
             "gm",
             "player",

@@ -10,6 +10,7 @@ from .. import dice
 from ..base import Opts, Rng, add_effect, apply_damage, engage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
+from ..paths import measured
 from ..refusal import refuse
 from ..state import Combatant, Effect, Encounter
 from ..turns import Declared
@@ -36,19 +37,26 @@ ATTACKER_OWN = ("roll", "notes")
 
 
 def check_throw(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
+    """Throw Range: "STR Bonus − Item Weight in meters", + X for Thrown(X). On a map the
+    distance to a target standing on it is the map's (paths.measured), not the one
+    declared."""
     s = bonus_of(c, "STR", "Throw range")
-    weight, thrown = int(opts.get("weight") or 0), int(opts.get("thrown") or 0)
-    reach, far = s - weight + thrown, int(opts.get("distance") or 0)
+    reach = s - int(opts.get("weight") or 0) + int(opts.get("thrown") or 0)
+    on_map = measured(enc, c, target)
+    far = on_map if on_map is not None else int(opts.get("distance") or 0)
     if far > reach:
+        asked = f"{target.name} stands {far:g} m away" if on_map is not None and target else ""
         raise refuse(
             "out_of_range",
             f"Out of range: {c.name} throws up to STR bonus {s} − weight "
-            f"{weight} + Thrown {thrown} = {max(reach, 0)} m; {far} m was asked.",
+            f"{opts.get('weight') or 0} + Thrown {opts.get('thrown') or 0} = "
+            f"{max(reach, 0)} m; {asked or f'{far:g} m was asked'}.",
             who=c.id,
             what="throw",
-            reach=max(reach, 0),
-            asked=far,
-            rule="Throw range",
+            target=target.id if target else None,
+            distance=far,
+            range=max(reach, 0),
+            rule="action-ladder.md, Throw Range",
         )
 
 

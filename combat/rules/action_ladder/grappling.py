@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dice
 from ..base import Opts, Rng, add_effect, engage, separate
+from ..board import label
 from ..catalogue import ActionDef
 from ..events import Events
+from ..paths import push
 from ..refusal import refuse, said
 from ..state import Combatant, Effect, Encounter
 from .common import drop_effects, find_effect, has_effect, level_of, roll_of, spent, tell_contest
@@ -85,6 +87,11 @@ def do_shove(
         save = roll_of(t, "STR", 0, rng, "STR save against Shove")
         rolls.append(save)
         separate(c, t)  # forced movement: it provokes nothing
+        # On a map the token goes back along the line from the shover (paths.push); the
+        # engagement then follows from where the two stand.
+        pushed = push(enc, c, t, float(back))
+        if pushed is not None:
+            data.update(to=label(*pushed.at), moved=pushed.metres, stopped=pushed.stopped)
         kept = save.total >= mine.total
         if not kept:
             self.knock_prone(t)

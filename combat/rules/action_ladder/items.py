@@ -9,6 +9,7 @@ from .. import dice, flow
 from ..base import Opts, Rng
 from ..catalogue import ActionDef
 from ..events import Events
+from ..paths import measured
 from ..refusal import refuse
 from ..state import Combatant, Encounter
 from .common import bonus_of, drop_effects, find_effect, has_effect, level_of, roll_of, spent
@@ -40,8 +41,12 @@ def check_aid(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts
 
 
 def check_toss(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
+    """Toss "a held item weighing no more than half your STR Bonus, up to your STR Bonus in
+    meters"; on a map, to one standing on it, as far as the map says (paths.measured)."""
     s = bonus_of(c, "STR", "Toss")
-    weight, far = int(opts.get("weight") or 0), int(opts.get("distance") or 0)
+    on_map = measured(enc, c, target)
+    weight = int(opts.get("weight") or 0)
+    far = on_map if on_map is not None else int(opts.get("distance") or 0)
     if 2 * weight > s:
         raise refuse(
             "too_heavy",
@@ -54,14 +59,16 @@ def check_toss(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opt
             rule="Toss",
         )
     if far > s:
+        asked = f"{target.name} stands {far:g} m away" if on_map is not None and target else ""
         raise refuse(
             "too_far",
-            f"Too far to toss: at most the STR bonus, {s} m; {far} m was asked.",
+            f"Too far to toss: at most the STR bonus, {s} m; {asked or f'{far:g} m was asked'}.",
             who=c.id,
             what="toss",
-            reach=s,
-            asked=far,
-            rule="Toss",
+            target=target.id if target else None,
+            metres=far,
+            allowance=s,
+            rule="action-ladder.md, Toss",
         )
 
 

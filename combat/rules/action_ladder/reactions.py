@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..base import Opts, Rng, apply_damage, open_window
 from ..catalogue import ActionDef
 from ..events import Events
+from ..paths import check_reach, reaches
 from ..refusal import Refused, refuse, said
 from ..state import Combatant, Encounter, Window
 from ..turns import Declared
@@ -25,6 +26,9 @@ from .common import (
     take_effect,
 )
 from .ladder import DEFENCE_REACTIONS, bonus_label
+
+# On a map, how near an Interrupt's target must stand (paths.check_reach).
+INTERRUPT_ADJACENT = "action-ladder.md, Interrupt: 'Interrupt an adjacent enemy'"
 
 if TYPE_CHECKING:
     from .ruleset import ActionLadder
@@ -84,6 +88,7 @@ def can_interrupt(self: ActionLadder, enc: Encounter, o: Combatant, c: Combatant
     on `c`, which can be defended against."""
     return (
         not o.defeated
+        and reaches(enc, o, c, adjacent=True)
         and o.res.get("bonus", 0) >= 2
         and all(stat_key(o, s) for s in ATTACK_NEEDS)
         and stat_key(c, defend_stat(c, False)) is not None
@@ -183,6 +188,7 @@ def react_interrupt(
     t = trigger_of(enc, w)
     a = self.action(enc, "interrupt", c)
     check_interrupt(enc, c, t, {})
+    check_reach(enc, c, a, t, rule=INTERRUPT_ADJACENT, adjacent=True)
     for stat in ATTACK_NEEDS:
         need(c, stat, "Interrupt")
     need(t, defend_stat(t, False), "defending against an Interrupt")

@@ -28,9 +28,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ..base import DEFENCE_STATS, Opts, Rng, Ruleset, gauge, int_option, speed_setting
+from ..base import DEFENCE_STATS, MELEE_REACH, Opts, Rng, Ruleset, gauge, int_option, speed_setting
 from ..catalogue import REACTION, ActionDef, Setting
 from ..events import Events
+from ..paths import check_reach
 from ..refusal import acting, refuse, said
 from ..state import Combatant, Encounter
 from ..turns import Declared, free_key
@@ -42,7 +43,7 @@ from .grappling import check_break_free, check_grapple
 from .items import check_aid, check_toss
 from .ladder import cost_text, effort_label, left_label
 from .movement import check_crawl, check_fall_prone, check_jump, check_movement_mode, check_stand_up
-from .reactions import check_interrupt
+from .reactions import INTERRUPT_ADJACENT, check_interrupt
 from .turns import check_skip
 
 # --- what the rules forbid, action by action (ActionLadder.check_rules) ---------------------
@@ -65,6 +66,20 @@ ACTION_CHECKS: dict[str, Check] = {
     "skip": check_skip,
     "throw": check_throw,
     "toss": check_toss,
+}
+
+
+# On a map, the actions that touch their target, and the rule that says how near it must
+# stand (paths.check_reach): a melee attack within reach, Aid "an ally within reach",
+# Interrupt "an adjacent enemy".
+REACH_RULES: dict[str, str] = {
+    "attack": MELEE_REACH,
+    "trip": MELEE_REACH,
+    "disarm": MELEE_REACH,
+    "grapple": MELEE_REACH,
+    "shove": MELEE_REACH,
+    "aid": "action-ladder.md, Aid: 'Aid an ally within reach'",
+    "interrupt": INTERRUPT_ADJACENT,
 }
 
 
@@ -455,6 +470,9 @@ class ActionLadder(Ruleset):
         check = ACTION_CHECKS.get(a.key)
         if check is not None:
             check(enc, c, target, opts)
+        rule = REACH_RULES.get(a.key)
+        if rule is not None and not opts.get("ranged"):
+            check_reach(enc, c, a, target, rule=rule, adjacent=a.key == "interrupt")
 
     # --- paying ----------------------------------------------------------------------------
     def pay(self, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts) -> None:
