@@ -384,7 +384,10 @@ def test_a_socket_flooding_1000_messages_is_closed_and_the_others_are_still_serv
     assert len(answered) <= BURST + PER_SECOND * closed_after + 1
     # Closed once the drops outran the patience: about DROP_LIMIT messages past the burst.
     assert sent < 500 and closed_after < 5
-    assert max(delivered) < 1.0
+    # The others were served during the flood: within a second, or (on a machine so loaded
+    # that a second is not enough) at least before the flooder was shut out, so they never
+    # waited for it to be closed. (CI once saw 1.15 s at a load average of 15.)
+    assert max(delivered) < max(1.0, closed_after - (t1 - t0)), (delivered, closed_after)
     # Still served after the flood, too.
     status, _, _ = post(
         server.port,
