@@ -292,18 +292,40 @@ def render_moved(template: str, region: screens.Region, before: Any) -> str:
     return render_to_string("combat/components/moves.html", ctx)
 
 
-def render_grown(template: str, region: screens.Region, before: Any) -> str:
+def render_grown(
+    template: str,
+    region: screens.Region,
+    before: Any,
+    digest: str = "",
+    drawn: dict[Any, str] | None = None,
+) -> str:
     """A changed region: its new items and the ids of those to take away when it is a list
     that only grew at the top since `before` (its items' keys then), else the region whole.
-    (A list whose items move in and out: `render_moved`.)"""
+
+    `drawn` holds what this push already rendered for another audience: a fragment drawn
+    from the same partial and the same view-model (its `digest`, when the region is compared
+    by its whole view-model; a list's new items by their keys) is the same HTML, rendered
+    once per push (the players' screens share most of their regions). (A list whose items
+    move in and out: `render_moved`.)"""
+    drawn = {} if drawn is None else drawn
     items = region.items
     if items is not None and items.moves:
         return render_moved(template, region, before)
     grew = grown(before, items.keys) if items is not None else None
     if items is None or grew is None:
-        return render_region(template, region)
+        if region.compared is not None or not digest:
+            return render_region(template, region)
+        key: tuple[Any, ...] = (template, region.partial, region.inside is not None, digest)
+        if key not in drawn:
+            drawn[key] = render_region(template, region)
+        return drawn[key]
     new, dropped = grew
-    return render_to_string(items.partial, {"new": items.models[:new], "dropped": dropped})
+    key = (items.partial, tuple(items.keys[:new]), tuple(dropped))
+    if key not in drawn:
+        drawn[key] = render_to_string(
+            items.partial, {"new": items.models[:new], "dropped": dropped}
+        )
+    return drawn[key]
 
 
 def changed_regions(
@@ -339,6 +361,7 @@ def render_changes(
     cred: str,
     version: int,
     prev_version: int | None,
+    drawn: dict[Any, str] | None = None,
 ) -> str:
     """One audience's frame for a push: the regions that changed since `prev_version`, then
     #sync (the version shown and the version followed); `whole()` when there is nothing
@@ -362,7 +385,7 @@ def render_changes(
         return whole()
     before, before_lists = known
     parts = [
-        render_grown(template, regions[name], before_lists.get(name))
+        render_grown(template, regions[name], before_lists.get(name), digests[name], drawn)
         for name in changed_regions(regions, digests, before)
     ]
     sync = {"version": version, "prev_version": prev_version, "oob": True}
@@ -440,6 +463,11 @@ def _render_whole(
     )
 
 
+# Where a push keeps, in its `screens.Shared`, the fragments it rendered (render_grown):
+# gone with the push.
+DRAWN = "drawn"
+
+
 def render_changes_of(
     audience: str,
     enc: Encounter,
@@ -470,6 +498,7 @@ def render_changes_of(
         cred=cred,
         version=enc.version,
         prev_version=prev_version,
+        drawn=shared.setdefault(DRAWN, {}),
     )
 
 

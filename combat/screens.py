@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -498,7 +499,7 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]
             "category": cat,
             "label": CATEGORIES.get(cat, cat.replace("_", " ").capitalize()),
             "count": len(acts),
-            "actions": acts,
+            "actions": [shown_of(a) for a in acts],
         }
         for cat, acts in sorted(
             by_category.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
@@ -516,10 +517,11 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]
     # The line most of them share first (it is the one in the group's heading).
     lines = sorted(dict.fromkeys(g for g in gists if g), key=lambda g: -gists.count(g))
     blocked = [
-        {**a, "shared": lines.index(g) + 1 if g else 0} for a, g in zip(refused, gists, strict=True)
+        {**shown_of(a), "shared": lines.index(g) + 1 if g else 0}
+        for a, g in zip(refused, gists, strict=True)
     ]
     return {
-        "top": top,
+        "top": [shown_of(a) for a in top],
         "groups": groups,
         "blocked": blocked,
         "shared_reason": lines[0] if lines else "",
@@ -528,6 +530,18 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]
         # Off-turn, what is not possible now can be planned for the turn (plans.py).
         "plannable": any(a.get("plannable") for a in blocked),
     }
+
+
+# What an action's entry carries only to lay the panel out (which refusals are alike, and
+# the line said once for them), never drawn: kept out of what the pages are drawn from, so
+# a refusal whose arguments changed but whose words did not (another combatant's turn)
+# leaves the action as it was.
+LAYOUT_ONLY = ("share", "said_once")
+
+
+def shown_of(action: dict[str, Any]) -> dict[str, Any]:
+    """An action's entry as the pages draw it: without what only lays the panel out."""
+    return {k: v for k, v in action.items() if k not in LAYOUT_ONLY}
 
 
 def _share_key(why: Refusal | None) -> tuple[Any, ...]:
@@ -629,11 +643,12 @@ def combatant_card(
         actions = card["actions"] = shared.get_or(
             panel, lambda: action_panel(state, cid, visible, hidden)
         )
-        card["actions_now"] = shared.get_or(
-            ("now", *panel), lambda: [a for a in actions if a["allowed"]]
-        )
         card["panel"] = shared.get_or(
             ("layout", *panel), lambda: action_layout(actions, state.ruleset)
+        )
+        card["actions"] = shared.get_or(("shown", *panel), lambda: [shown_of(a) for a in actions])
+        card["actions_now"] = shared.get_or(
+            ("now", *panel), lambda: [a for a in card["actions"] if a["allowed"]]
         )
         card["targets"] = [t for t in target_choices(state, visible) if t["id"] != cid]
     if audience == GM:
@@ -1215,9 +1230,24 @@ class Items:
     moves: bool = False
 
 
+def fingerprint(value: Any, size: int = 16) -> str:
+    """A short fingerprint of a view-model: equal for view-models built alike (the same
+    values, of the same types, and dicts in the same order, as the same code builds them),
+    in any process. Plain values are written by `marshal` (format 2: no references, so
+    the bytes depend on the values alone), several times faster than JSON; a view-model
+    holding anything else is written as canonical JSON (sorted keys, no spaces). Two
+    fingerprints that differ for equal view-models (a dict built in another order) only
+    send a region again; equal fingerprints mean equal values."""
+    try:
+        data = b"m" + marshal.dumps(value, 2)
+    except ValueError:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+        data = b"j" + text.encode()
+    return hashlib.blake2b(data, digest_size=size).hexdigest()
+
+
 def item_digest(model: Any) -> str:
-    text = json.dumps(model, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+    return fingerprint(model, 12)
 
 
 def log_region(
@@ -1544,11 +1574,8 @@ def panel_regions(card: dict[str, Any], urls: dict[str, str]) -> dict[str, Regio
 
 
 def region_digest(region: Region) -> str:
-    """A short fingerprint of what a region shows: equal for equal view-models, in any
-    process (canonical JSON: sorted keys, no spaces)."""
-    what = region.model if region.compared is None else region.compared
-    text = json.dumps(what, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    """A short fingerprint of what a region shows (`fingerprint`)."""
+    return fingerprint(region.model if region.compared is None else region.compared)
 
 
 def last_outcome(lines: Iterable[dict[str, Any]]) -> dict[str, Any] | None:

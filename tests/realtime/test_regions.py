@@ -178,6 +178,26 @@ async def test_the_turn_coming_to_the_seat_sends_its_action_panel_again(table: T
     await comm.disconnect()
 
 
+async def test_the_turn_passing_between_two_others_sends_a_waiting_seat_nothing_of_its_panel(
+    table: Table,
+):
+    comm = await playing(table.seat1.token)  # Ana's player
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm, table.seat1)
+    await gm_command(table, type="end_turn", actor=table.ana)  # Bram's turn now
+    await regions_pushed(table, comm, table.seat1)
+
+    await gm_command(table, type="end_turn", actor=table.bram)  # the Goblin's turn
+    sent = await regions_pushed(table, comm, table.seat1)
+    # Ana waits before and after, refused her actions in the same words ("Not Ana's
+    # turn"): whose turn it is instead is not written on her panel, so neither the panel
+    # nor any of its actions is drawn again (the order and the status are).
+    assert "order" in sent, sent
+    mine = [i for i in sent if i.endswith(table.ana) or f"-{table.ana}-" in i]
+    assert mine == [], sent
+    await comm.disconnect()
+
+
 async def test_what_only_the_gm_sees_moves_the_seats_version_and_nothing_else(table: Table):
     comm = await playing(table.seat1.token)
     await gm_command(table, type="start_combat")
