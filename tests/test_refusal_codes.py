@@ -138,6 +138,9 @@ CARRY_ARGS_IN: tuple[str, ...] = (
     "combat/rules/initiative_passes.py",
     "combat/rules/base.py",
     "combat/rules/catalogue.py",
+    "combat/rules/board.py",
+    "combat/rules/paths.py",
+    "combat/rules/action_ladder/movement.py",
     *sorted(
         f"combat/rules/action_ladder/{p.name}"
         for p in (ROOT / "combat/rules/action_ladder").glob("*.py")

@@ -104,6 +104,9 @@ def parse_cell(text: str, board: dict[str, Any]) -> tuple[int, int]:
             "out_of_bounds",
             f"{text} is off the map: it runs from A1 to "
             f"{label(board['width'] - 1, board['height'] - 1)}.",
+            cell=text,
+            width=board["width"],
+            height=board["height"],
         )
     return x, y
 
@@ -142,16 +145,25 @@ def _number(value: Any, what: str, lo: float, hi: float, default: float) -> floa
     try:
         n = float(value)
     except (TypeError, ValueError):
-        raise refuse("bad_option", f"{what} must be a number.") from None
+        raise refuse("bad_option", f"{what} must be a number.", option=what) from None
     if not (lo <= n <= hi):  # also refuses NaN
-        raise refuse("bad_option", f"{what} must be from {lo:g} to {hi:g}, got {value}.")
+        raise refuse(
+            "bad_option",
+            f"{what} must be from {lo:g} to {hi:g}, got {value}.",
+            option=what,
+            min=lo,
+            max=hi,
+            asked=n,
+        )
     return round(n, 2)
 
 
 def _side(value: Any, what: str, default: int | None) -> int:
     if value in (None, ""):
         if default is None:
-            raise refuse("bad_option", f"Say how many cells: the map's {what.lower()}.")
+            raise refuse(
+                "bad_option", f"Say how many cells: the map's {what.lower()}.", option=what
+            )
         return default
     return int_option({"v": value}, "v", what, *span("set_board", what.lower()))
 
@@ -164,6 +176,9 @@ def _text(cmd: dict[str, Any], name: str) -> Any:
         raise refuse(
             "too_long",
             f"{name.capitalize()} is too long: at most {limit} characters, got {len(value)}.",
+            option=name,
+            most=limit,
+            asked=len(value),
         )
     return value
 
@@ -196,7 +211,12 @@ def cmd_set_board(
     cell_m = _number(cmd.get("cell_m"), "Cell size", 0.1, 100, old["cell_m"] if old else 1.0)
     diagonals = cmd.get("diagonals")
     if diagonals not in (None, "") and diagonals not in DIAGONALS:
-        raise refuse("bad_option", f"Diagonals must be {' or '.join(DIAGONALS)}.")
+        raise refuse(
+            "bad_option",
+            f"Diagonals must be {' or '.join(DIAGONALS)}.",
+            option="diagonals",
+            choices=list(DIAGONALS),
+        )
     if old is None:
         enc.board = {
             "width": width,
@@ -227,6 +247,10 @@ def cmd_set_board(
                 "token_outside",
                 f"{name} stands at {label(*t['at'])}, outside a {width} × {height} map: "
                 f"move {name} first.",
+                who=cid,
+                at=label(*t["at"]),
+                width=width,
+                height=height,
             )
 
     def inside(k: str) -> bool:
@@ -240,7 +264,11 @@ def cmd_set_board(
     said = f", diagonals {diagonals}"
     if (width, height, cell_m, diagonals) == (old["width"], old["height"], old["cell_m"], was):
         raise refuse(
-            "no_change", f"The map is already {width} × {height} ({cell_m:g} m cells{said})."
+            "no_change",
+            f"The map is already {width} × {height} ({cell_m:g} m cells{said}).",
+            width=width,
+            height=height,
+            cell_m=cell_m,
         )
     old.update(width=width, height=height, cell_m=cell_m)
     if diagonals == DEFAULT_DIAGONALS:
@@ -265,7 +293,7 @@ def cmd_remove_board(
 
 def _pixels(cmd: dict[str, Any], side: str) -> int:
     if cmd.get(side) in (None, ""):
-        raise refuse("bad_option", f"Say the image's {side} in pixels.")
+        raise refuse("bad_option", f"Say the image's {side} in pixels.", option=side)
     return int_option(cmd, side, f"The image's {side}", *span("board_image", side))
 
 
@@ -312,7 +340,10 @@ def cmd_paint(
     kind = cmd.get("terrain")
     if kind != CLEAR and kind not in TERRAIN:
         raise refuse(
-            "bad_option", f"Terrain must be one of {', '.join(TERRAIN)}, or {CLEAR} to erase."
+            "bad_option",
+            f"Terrain must be one of {', '.join(TERRAIN)}, or {CLEAR} to erase.",
+            option="terrain",
+            choices=[*TERRAIN, CLEAR],
         )
     cells = parse_cells(raw, board)
     if kind == "wall":
@@ -322,6 +353,8 @@ def cmd_paint(
                     "token_on_wall",
                     f"{enc.name_of(cid)} stands at {label(*t['at'])}: a wall cannot go under "
                     "a token (move it first).",
+                    who=cid,
+                    at=label(*t["at"]),
                 )
     for x, y in cells:
         if kind == CLEAR:
@@ -380,18 +413,29 @@ def cmd_place(
                     "out_of_bounds",
                     f"{c.name} ({size} × {size} cells) does not fit at {label(*at)}: "
                     "it would stand off the map.",
+                    who=c.id,
+                    cell=label(*at),
+                    size=size,
                 )
             if board["terrain"].get(key(x, y)) == "wall":
-                raise refuse("on_wall", f"{label(x, y)} is a wall: {c.name} cannot stand there.")
+                raise refuse(
+                    "on_wall",
+                    f"{label(x, y)} is a wall: {c.name} cannot stand there.",
+                    who=c.id,
+                    cell=label(x, y),
+                )
         for oid, t in board["tokens"].items():
             if oid != c.id and t["at"] and set(footprint(t["at"], t["size"])) & set(cells):
                 raise refuse(
                     "occupied",
                     f"{enc.name_of(oid)} already stands at {label(*t['at'])}: one token a cell.",
+                    who=c.id,
+                    occupant=oid,
+                    at=label(*t["at"]),
                 )
     new = {"at": at, "size": size, "reach": reach}
     if new == old and c.id in board["tokens"]:
-        raise refuse("no_change", f"{c.name} is already there.")
+        raise refuse("no_change", f"{c.name} is already there.", who=c.id)
     board["tokens"][c.id] = new
     # No cell named: the log line outlives fog painted later.
     if at is None:

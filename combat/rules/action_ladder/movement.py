@@ -12,7 +12,7 @@ from ..catalogue import ActionDef
 from ..events import Events
 from ..paths import open_held
 from ..paths import take as take_path
-from ..refusal import refuse
+from ..refusal import acting, refuse
 from ..state import Combatant, Effect, Encounter
 from .common import bonus_of, die_size, drop_effects, has_effect, level_of, metres, roll_of, spent
 
@@ -27,6 +27,7 @@ def check_movement_mode(c: Combatant, a: ActionDef, opts: Opts) -> None:
             "crawling",
             f"While crawling {c.name} takes no other Movement "
             f"Action than Crawl until it stands up (not {a.name}).",
+            **acting(c, a, rule="Crawling"),
         )
     if (
         has_effect(c, "Swimming")
@@ -37,33 +38,42 @@ def check_movement_mode(c: Combatant, a: ActionDef, opts: Opts) -> None:
             "swimming",
             f"While swimming {c.name} takes no other Movement "
             f"Action than Swim, until a Step gets it up or out (not {a.name}).",
+            **acting(c, a, rule="Swimming"),
         )
 
 
 def check_crawl(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if not has_effect(c, "Prone"):
-        raise refuse("not_prone", f"{c.name} must be prone to crawl.")
+        raise refuse(
+            "not_prone", f"{c.name} must be prone to crawl.", who=c.id, what="crawl", rule="Crawl"
+        )
 
 
 def check_stand_up(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if not has_effect(c, "Prone"):
-        raise refuse("not_prone", f"{c.name} is not prone.")
+        raise refuse("not_prone", f"{c.name} is not prone.", who=c.id, what="stand_up")
     if opts.get("occupied"):
         raise refuse(
             "space_occupied",
             f"{c.name} cannot stand up while someone "
             "occupies its space, until they move or fall prone.",
+            who=c.id,
+            what="stand_up",
+            rule="Standing Up and Going Prone",
         )
 
 
 def check_fall_prone(enc: Encounter, c: Combatant, target: Combatant | None, opts: Opts) -> None:
     if has_effect(c, "Prone"):
-        raise refuse("already_prone", f"{c.name} is already prone.")
+        raise refuse("already_prone", f"{c.name} is already prone.", who=c.id, what="fall_prone")
     if has_effect(c, "Swimming"):
         raise refuse(
             "deep_water",
             f"{c.name} is swimming: nobody falls prone in water waist-deep or deeper "
             "(Standing Up and Going Prone).",
+            who=c.id,
+            what="fall_prone",
+            rule="Standing Up and Going Prone",
         )
 
 
@@ -81,6 +91,10 @@ def check_run_up(c: Combatant, opts: Opts, ran: float) -> None:
             "run_up_too_long",
             f"A running jump's running start is the ground covered before it (Jumping): "
             f"{c.name} has moved {metres(ran)} this turn, not {run_up} m.",
+            who=c.id,
+            moved=ran,
+            asked=run_up,
+            rule="Jumping",
         )
 
 
