@@ -35,7 +35,7 @@ from .refusal import refuse
 if TYPE_CHECKING:
     from .base import Ruleset
     from .events import Events
-    from .state import Encounter
+    from .state import Combatant, Encounter
 
 MAX_SIDE = 100
 # How diagonal steps count (paths.py); the first is the default.
@@ -168,7 +168,7 @@ def _side(value: Any, what: str, default: int | None) -> int:
     return int_option({"v": value}, "v", what, *span("set_board", what.lower()))
 
 
-def _text(cmd: dict[str, Any], name: str) -> Any:
+def field_text(cmd: dict[str, Any], name: str) -> Any:
     """The field as sent, refused when longer than the published bound (fields.py)."""
     value = cmd.get(name)
     limit = length(cmd["type"], name)
@@ -302,7 +302,7 @@ def cmd_board_image(
 ) -> None:
     """Put a background image under the map (its name and size), or take it away (an
     empty name). The file itself is uploaded and stored by the site (board_image.py)."""
-    name = _text(cmd, "image")
+    name = field_text(cmd, "image")
     for side in ("width", "height"):  # a bad number is named before a missing map
         if cmd.get(side) not in (None, ""):
             _pixels(cmd, side)
@@ -335,7 +335,7 @@ def cmd_paint(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
     """Paint one terrain kind (or clear) on a list of cells: one stroke, one command."""
-    raw = _text(cmd, "cells")
+    raw = field_text(cmd, "cells")
     board = need_board(enc)
     kind = cmd.get("terrain")
     if kind != CLEAR and kind not in TERRAIN:
@@ -370,7 +370,7 @@ def cmd_fog(
 ) -> None:
     """Fog (or clear the fog from) a list of cells: players and spectators see fog there,
     and nothing of what is under it."""
-    raw = _text(cmd, "cells")
+    raw = field_text(cmd, "cells")
     board = need_board(enc)
     fogged = cmd.get("fogged", True)
     fogged = fogged.lower() in ("1", "true", "yes", "on") if isinstance(fogged, str) else fogged
@@ -383,13 +383,47 @@ def cmd_fog(
     )
 
 
+def check_fit(
+    enc: Encounter, board: dict[str, Any], c: Combatant, at: list[int], size: int
+) -> None:
+    """A token of `size` cells may stand with its top-left cell at `at`: on the map, on no
+    wall, on nobody else's cell."""
+    cells = footprint(at, size)
+    for x, y in cells:
+        if x >= board["width"] or y >= board["height"]:
+            raise refuse(
+                "out_of_bounds",
+                f"{c.name} ({size} × {size} cells) does not fit at {label(*at)}: "
+                "it would stand off the map.",
+                who=c.id,
+                cell=label(*at),
+                size=size,
+            )
+        if board["terrain"].get(key(x, y)) == "wall":
+            raise refuse(
+                "on_wall",
+                f"{label(x, y)} is a wall: {c.name} cannot stand there.",
+                who=c.id,
+                cell=label(x, y),
+            )
+    for oid, t in board["tokens"].items():
+        if oid != c.id and t["at"] and set(footprint(t["at"], t["size"])) & set(cells):
+            raise refuse(
+                "occupied",
+                f"{enc.name_of(oid)} already stands at {label(*t['at'])}: one token a cell.",
+                who=c.id,
+                occupant=oid,
+                at=label(*t["at"]),
+            )
+
+
 def cmd_place(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
     """Put a combatant's token on a cell (its top-left cell when bigger than one), or off
     the map (cell "off" or empty); also sets its size in cells and its melee reach in
     metres. A GM placement is not movement: it never provokes anything."""
-    raw = _text(cmd, "cell")
+    raw = field_text(cmd, "cell")
     board = need_board(enc)
     c = enc.get(cmd.get("actor"))
     old = board["tokens"].get(c.id, {"at": None, "size": 1, "reach": None})
@@ -406,33 +440,7 @@ def cmd_place(
     else:
         raise refuse("bad_cell", "A cell is like C4, or x,y counted from 0, or off.")
     if at is not None:
-        cells = footprint(at, size)
-        for x, y in cells:
-            if x >= board["width"] or y >= board["height"]:
-                raise refuse(
-                    "out_of_bounds",
-                    f"{c.name} ({size} × {size} cells) does not fit at {label(*at)}: "
-                    "it would stand off the map.",
-                    who=c.id,
-                    cell=label(*at),
-                    size=size,
-                )
-            if board["terrain"].get(key(x, y)) == "wall":
-                raise refuse(
-                    "on_wall",
-                    f"{label(x, y)} is a wall: {c.name} cannot stand there.",
-                    who=c.id,
-                    cell=label(x, y),
-                )
-        for oid, t in board["tokens"].items():
-            if oid != c.id and t["at"] and set(footprint(t["at"], t["size"])) & set(cells):
-                raise refuse(
-                    "occupied",
-                    f"{enc.name_of(oid)} already stands at {label(*t['at'])}: one token a cell.",
-                    who=c.id,
-                    occupant=oid,
-                    at=label(*t["at"]),
-                )
+        check_fit(enc, board, c, at, size)
     new = {"at": at, "size": size, "reach": reach}
     if new == old and c.id in board["tokens"]:
         raise refuse("no_change", f"{c.name} is already there.", who=c.id)

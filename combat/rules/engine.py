@@ -960,12 +960,30 @@ def cmd_engage(
 def cmd_force_move(
     enc: Encounter, rs: Ruleset, cmd: dict[str, Any], rng: random.Random, ev: Events
 ) -> None:
-    """Forced movement (a push, pull or knockback) or teleportation: never provokes."""
+    """Forced movement (a push, pull or knockback) or teleportation: never provokes. On a
+    map, a combatant whose token stands on it is moved to the cell given, and who is in
+    melee follows from where it lands (paths.sync_engagement)."""
     c = enc.get(cmd.get("actor"))
     how = cmd.get("how", "forced")
     if how not in ("forced", "teleport"):
         raise refuse("bad_option", "How must be 'forced' or 'teleport'.", option="how")
-    ev.add("move", say="moved_by_gm", actor=c.id, ruling=True, data={"how": how})
+    raw = board.field_text(cmd, "cell")
+    data: dict[str, Any] = {"how": how}
+    token = enc.board["tokens"].get(c.id) if enc.board is not None else None
+    if enc.board is not None and token is not None and token["at"] is not None:
+        if not isinstance(raw, str) or not raw.strip():
+            raise refuse(
+                "missing_option",
+                f"{c.name} stands on the map: say the cell it is moved to.",
+                who=c.id,
+                option="cell",
+            )
+        at = list(board.parse_cell(raw.strip(), enc.board))
+        if at == token["at"]:
+            raise refuse("no_change", f"{c.name} is already there.", who=c.id)
+        board.check_fit(enc, enc.board, c, at, token["size"])
+        token["at"] = at  # the map shows where: the log names no cell fog may cover later
+    ev.add("move", say="moved_by_gm", actor=c.id, ruling=True, data=data)
     rs.leave_reach(
         enc,
         c,

@@ -133,6 +133,7 @@ FIELDS: dict[str, tuple[Field, ...]] = {
     "force_move": (
         ACTOR,
         Field("how", "choice", "forced movement or teleportation", choices=("forced", "teleport")),
+        _text("cell", 10, "on a map, where to: its (top-left) cell, C4 or x,y from 0"),
     ),
     # The battle map (board.py). Cells: "C4 D4 A1:B3", or x,y counted from 0.
     "set_board": (

@@ -266,3 +266,39 @@ def test_a_held_and_continued_move_keeps_to_its_allowance_and_off_walls(
     assert t.state.pending == [] and "walking" not in t.c(ana).turn
     assert t.state.board["tokens"][ana]["at"] == list(parse_cell(f"{to[0]},{to[1]}", t.state.board))
     check(t.state, "action_points")
+
+
+# --- forced movement and teleportation on the map ----------------------------------------------
+
+
+def test_teleporting_off_an_enemys_reach_moves_the_token_and_provokes_nothing():
+    """action-points.md: "Teleportation does not provoke Opportunity Attacks"; RULINGS:
+    "forced movement and teleportation never offer it". On a map the GM names the cell."""
+    t, ana, ogre, gob = row()
+    assert t.c(ana).engaged == [ogre]
+    out = t.gm("force_move", actor=ana, how="teleport", cell="K3")
+    assert out.ok, out.refusal
+    assert at(t, ana) == "K3" and t.state.pending == []
+    assert t.c(ana).engaged == [] and t.c(ogre).engaged == []
+    assert "Ana is moved (teleported)." in texts(out)
+    # Landing next to an enemy puts them in melee, as standing there does.
+    assert t.gm("force_move", actor=ana, how="forced", cell="E1").ok
+    assert t.c(ana).engaged == [gob] and t.state.pending == []
+
+
+def test_forced_movement_on_the_map_needs_a_cell_it_can_stand_on():
+    t, ana, ogre, gob = row()
+    assert t.gm("paint", cells="D2", terrain="wall").ok
+    for cell, code in (
+        (None, "missing_option"),
+        ("D2", "on_wall"),
+        ("F1", "occupied"),
+        ("Z9", "out_of_bounds"),
+        ("A2", "no_change"),
+    ):
+        command = {"actor": ana, "how": "forced", **({"cell": cell} if cell else {})}
+        out = t.gm("force_move", **command)
+        assert out.refusal is not None and out.refusal.code == code, (cell, out.refusal)
+        assert at(t, ana) == "A2"
+    # Only the GM moves a combatant by force.
+    assert t.player("force_move", actor=ana, how="forced", cell="K3").refusal.code == "gm_only"
