@@ -12,6 +12,8 @@ from django.test import Client
 
 from combat.models import Encounter, Seat
 from combat.rules import rulesets
+from combat.rules.paths import reaches
+from combat.screens import load_state
 
 pytestmark = pytest.mark.django_db
 
@@ -38,6 +40,13 @@ def test_seed_demo_creates_a_table_per_ruleset_and_prints_the_links(monkeypatch,
         troll = next(k for k, c in enc.state["combatants"].items() if c["hidden"])
         x, y = board["tokens"][troll]["at"]
         assert f"{x},{y}" in board["fog"]
+        # The fight is joined: Ana can strike the Ogre, and every foe Bram, with no move
+        # first (melee reach from the tokens on the map, docs/rules.md).
+        state = load_state(enc)
+        who = {c.name: c for c in state.combatants.values()}
+        assert reaches(state, who["Ana"], who["Ogre"])
+        for foe in ("Goblin", "Ogre", "Lurking Troll"):
+            assert reaches(state, who[foe], who["Bram"]), foe
         assert f"http://127.0.0.1:8765/enc/{enc.pk}/" in text
         assert f"http://127.0.0.1:8765/s/{enc.spectator_token}/" in text
     links = re.findall(r"http://127\.0\.0\.1:8765(/p/[^/\s]+/)", text)

@@ -38,6 +38,8 @@ STATS = {
 
 # A small map for each demo fight: a wall, a pond, a thicket, fog over the far corner
 # where the Troll lurks, and everyone standing on it (the GM can remove it in one click).
+# The fight is joined: Ana stands next to the Ogre and every foe, the Troll in its fog
+# included, is within a step of Bram, so the first attacks need no move.
 MAP: list[dict[str, Any]] = [
     {"type": "set_board", "width": 12, "height": 8},
     {"type": "paint", "cells": "F2:F5", "terrain": "wall"},
@@ -45,7 +47,7 @@ MAP: list[dict[str, Any]] = [
     {"type": "paint", "cells": "I2:J3", "terrain": "difficult"},
     {"type": "fog", "cells": "K6:L8"},
 ]
-PLACES = {"Ana": "B3", "Bram": "C4", "Goblin": "H3", "Ogre": "H5", "Lurking Troll": "K7"}
+PLACES = {"Ana": "H5", "Bram": "J6", "Goblin": "I7", "Ogre": "I5", "Lurking Troll": "K7"}
 
 CAST: list[dict[str, Any]] = [
     {"name": "Ana", "side": "pc", "hp": 24, "initiative_bonus": 2, "grit": 1},
