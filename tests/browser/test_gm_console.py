@@ -351,6 +351,9 @@ def test_a_drag_past_another_initiative_is_the_gms_ruling(make_table, browser, l
         ).to_be_visible()
         expect(gm.order_row(wolves[1]).locator(".init-btn")).to_have_text("10")
         gm.order_row(wolves[1]).locator(".init-btn").click()
+        # The number field takes the focus as the editor opens (its `toggle` event comes
+        # a moment after the click); then the GM tabs on to the arrow.
+        expect(page.locator(f"#init-{wolves[1]}")).to_be_focused()
         up = page.get_by_test_id(f"up-{wolves[1]}")
         expect(up).to_have_attribute("aria-label", "Move Wolf B up in the order, as a ruling")
         up.focus()
