@@ -1106,6 +1106,7 @@ def gm_context(
     ctx["post_url"] = reverse("gm_command", args=[enc.pk])
     ctx["preview_url"] = reverse("gm_preview", args=[enc.pk])
     ctx["move_url"] = reverse("gm_move_preview", args=[enc.pk])
+    ctx["measure_url"] = reverse("gm_measure", args=[enc.pk])
     ctx["settings"] = [
         {
             "key": s.key,
@@ -1140,6 +1141,7 @@ def player_context(
     ctx["post_url"] = "command/"
     ctx["preview_url"] = "preview/"
     ctx["move_url"] = "move/"
+    ctx["measure_url"] = "measure/"
     ctx["summary_url"] = "summary/"
     ctx["notice"] = seat_notice(shared["entries"], seat, hidden, shared["veiled"])
     ctx["panels"] = [
@@ -1193,6 +1195,7 @@ def public_context(
     ctx["log"] = ctx["log"][:15]
     ctx["last_outcome"] = last_outcome(ctx["log"])
     ctx["summary_url"] = "summary/"  # relative to /s/<token>/, as the player's
+    ctx["measure_url"] = "measure/"
     return ctx
 
 
@@ -1290,7 +1293,7 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     for card in ctx["roster"]:
         regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None, inside="roster")
     regions["log"] = log_region(ctx["log"])
-    regions.update(board_regions(ctx["board"], {}))
+    regions.update(board_regions(ctx["board"], {"measure_url": ctx["measure_url"]}))
     regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
 
@@ -1326,7 +1329,7 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     regions.update(
         board_regions(
             ctx["board"],
-            {"post_url": ctx["post_url"], "move_url": ctx["move_url"]},
+            {k: ctx[k] for k in ("post_url", "move_url", "measure_url")},
             {"enc": ctx["enc"]},
         )
     )
@@ -1402,7 +1405,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         regions[f"other-{card['id']}"] = Region("other", {"c": card}, None, inside="others")
     regions["log"] = log_region(ctx["log"])
     regions.update(
-        board_regions(ctx["board"], {"post_url": ctx["post_url"], "move_url": ctx["move_url"]})
+        board_regions(ctx["board"], {k: ctx[k] for k in ("post_url", "move_url", "measure_url")})
     )
     regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions

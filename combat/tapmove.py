@@ -20,9 +20,9 @@ from combat import forms
 from combat.board import MARGIN, PX
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
-from combat.rules.board import parse_cell, seen_board
+from combat.rules.board import label, parse_cell, seen_board
 from combat.rules.engine import check_options, options_of
-from combat.rules.paths import m, plan
+from combat.rules.paths import diagonals, gap, m, plan
 from combat.rules.refusal import Refused
 from combat.rules.state import COMBAT
 
@@ -120,3 +120,29 @@ def move_preview(state: State, mine: set[str] | None, query: QueryDict) -> dict[
         fields={f"opt_{k}": v for k, v in given.items() if not isinstance(v, list)},
     )
     return out
+
+
+def measure(state: State, query: QueryDict) -> dict[str, Any]:
+    """The measuring tool, for everyone who sees the map: the distance between two cells
+    ("from" and "to"), counted in steps by the map's diagonal rule and given in metres.
+    It reads the map's size, cell and diagonal rule only, nothing of what stands or lies
+    on a cell, so a fogged cell measures like any other and tells nothing."""
+    board = state.board
+    if board is None:
+        return {"refusal": "This encounter has no map to measure on."}
+    texts = [str(query.get(k) or "").strip()[:MAX_CELL_TEXT] for k in ("from", "to")]
+    if not all(texts):
+        return {"refusal": "Name the two cells to measure between, like B3 and H5."}
+    try:
+        a, b = (parse_cell(t, board) for t in texts)
+    except Refused as r:
+        return {"refusal": r.refusal.message}
+    steps = gap(board, list(a), 1, list(b), 1)
+    return {
+        "from": label(*a),
+        "to": label(*b),
+        "steps": steps,
+        "metres": m(steps * float(board["cell_m"])),
+        "cell_m": m(float(board["cell_m"])),
+        "doubled": diagonals(board) == "1-2-1" and a[0] != b[0] and a[1] != b[1],
+    }

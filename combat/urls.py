@@ -25,6 +25,7 @@ urlpatterns = [
     path("enc/<int:encounter_id>/command/", views.gm_command, name="gm_command"),
     path("enc/<int:encounter_id>/preview/", views.gm_preview, name="gm_preview"),
     path("enc/<int:encounter_id>/move/", views.gm_move_preview, name="gm_move_preview"),
+    path("enc/<int:encounter_id>/measure/", views.gm_measure, name="gm_measure"),
     path("enc/<int:encounter_id>/combatants/", views.combatant_add, name="combatant_add"),
     path(
         "enc/<int:encounter_id>/combatants/close/",
@@ -125,7 +126,9 @@ urlpatterns = [
     path("p/<str:token>/command/", views.player_command, name="player_command"),
     path("p/<str:token>/preview/", views.player_preview, name="player_preview"),
     path("p/<str:token>/move/", views.player_move_preview, name="player_move_preview"),
+    path("p/<str:token>/measure/", views.player_measure, name="player_measure"),
     path("s/<str:token>/", views.spectator, name="spectator"),
+    path("s/<str:token>/measure/", views.spectator_measure, name="spectator_measure"),
     # JSON API (with or without the trailing slash), its description and its reference page
     re_path(r"^api/openapi\.json$", contract.openapi_json, name="api_openapi"),
     path("api/docs/", contract.docs_page, name="api_docs"),

@@ -1042,6 +1042,35 @@ def player_move_preview(request: HttpRequest, token: str) -> HttpResponse:
     return _move_preview(request, seat.encounter, set(seat.combatant_ids), "command/")
 
 
+def _measure(request: HttpRequest, enc: Encounter, back: str) -> HttpResponse:
+    """The distance between two cells of the map (combat/tapmove.py `measure`): the answer's
+    line for the map's measuring form, or a short page with it and the way back when the
+    form was sent without scripts. Nothing is changed."""
+    ctx = {"m": tapmove.measure(screens.load_state(enc), request.GET), "back": back}
+    if _is_htmx(request):
+        return render(request, "combat/components/measure_answer.html", ctx)
+    return render(request, "combat/measure.html", ctx)
+
+
+@login_required
+@require_GET
+def gm_measure(request: HttpRequest, encounter_id: int) -> HttpResponse:
+    enc = gm_encounter(request.user, encounter_id)
+    return _measure(request, enc, reverse("gm_console", args=[enc.pk]))
+
+
+@require_GET
+def player_measure(request: HttpRequest, token: str) -> HttpResponse:
+    seat = seat_by_token(token)
+    return _measure(request, seat.encounter, reverse("player", args=[token]))
+
+
+@require_GET
+def spectator_measure(request: HttpRequest, token: str) -> HttpResponse:
+    enc = encounter_by_spectator_token(token)
+    return _measure(request, enc, reverse("spectator", args=[token]))
+
+
 @require_GET
 def spectator(request: HttpRequest, token: str) -> HttpResponse:
     enc = encounter_by_spectator_token(token)

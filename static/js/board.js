@@ -22,24 +22,8 @@
     return el && el.closest ? el.closest("#board[data-post] svg.board-svg") : null;
   }
 
-  function cellAt(svg, evt) {
-    var pt = svg.createSVGPoint();
-    pt.x = evt.clientX;
-    pt.y = evt.clientY;
-    var ctm = svg.getScreenCTM();
-    if (!ctm) {
-      return null;
-    }
-    var p = pt.matrixTransform(ctm.inverse());
-    var px = Number(svg.dataset.px);
-    var margin = Number(svg.dataset.margin);
-    var x = Math.floor((p.x - margin) / px);
-    var y = Math.floor((p.y - margin) / px);
-    if (x < 0 || y < 0 || x >= Number(svg.dataset.width) || y >= Number(svg.dataset.height)) {
-      return null;
-    }
-    return { x: x, y: y };
-  }
+  // The cell under a pointer (static/js/measure.js, loaded before this script).
+  var cellAt = window.VTTMap.cellAt;
 
   function preview(svg, c) {
     var g = svg.querySelector("g.board-preview");

@@ -58,45 +58,10 @@
     window.htmx.process(target);
   }
 
-  function column(x) {
-    var letters = "";
-    var n = x + 1;
-    while (n > 0) {
-      var r = (n - 1) % 26;
-      letters = String.fromCharCode(65 + r) + letters;
-      n = Math.floor((n - 1) / 26);
-    }
-    return letters;
-  }
-
-  function label(c) {
-    return column(c.x) + String(c.y + 1);
-  }
-
-  function parse(text) {
-    var m = /^([A-Z]+)([0-9]+)$/.exec(text || "");
-    if (!m) return null;
-    var x = 0;
-    for (var i = 0; i < m[1].length; i++) x = x * 26 + (m[1].charCodeAt(i) - 64);
-    return { x: x - 1, y: Number(m[2]) - 1 };
-  }
-
-  function cellAt(svg, evt) {
-    var pt = svg.createSVGPoint();
-    pt.x = evt.clientX;
-    pt.y = evt.clientY;
-    var ctm = svg.getScreenCTM();
-    if (!ctm) return null;
-    var p = pt.matrixTransform(ctm.inverse());
-    var px = Number(svg.dataset.px);
-    var margin = Number(svg.dataset.margin);
-    var x = Math.floor((p.x - margin) / px);
-    var y = Math.floor((p.y - margin) / px);
-    if (x < 0 || y < 0 || x >= Number(svg.dataset.width) || y >= Number(svg.dataset.height)) {
-      return null;
-    }
-    return { x: x, y: y };
-  }
+  // The map's cell helpers (static/js/measure.js, loaded before this script).
+  var cellAt = window.VTTMap.cellAt;
+  var label = window.VTTMap.label;
+  var parse = window.VTTMap.parse;
 
   function drawCursor() {
     var svg = svgEl();
