@@ -121,6 +121,7 @@ def test_jumping_out_of_an_enemys_reach_opens_its_attack_of_opportunity():
     [w] = t.state.pending
     assert (w.kind, w.reactor, w.trigger) == ("opportunity_attack", ogre, ana)
     assert "lands once the Opportunity Attack is answered or passed" in texts(out)
+    check(t.state, "action_ladder")
     out = t.player("react", actor=ogre, window=w.id, accept=False)
     assert out.ok, out.refusal
     assert at(t, ana) == "C2"
@@ -158,3 +159,19 @@ def test_a_jump_folded_into_a_move_to_a_cell_stays_refused():
     assert out.refusal is not None and out.refusal.code == "jump_with_destination"
     assert out.refusal.args["what"] == "run"
     assert "Jumping" in str(out.refusal.args["rule"])
+
+
+def test_a_wall_under_the_fog_stops_a_players_jump_short():
+    """A player character's jump is checked on the map as the players know it (like a
+    path): a wall under the fog is not refused, but on the real map the jump stops on the
+    last free cell before it, and the log says it was stopped without naming a cell."""
+    t, ana, _ = pond()
+    assert t.gm("paint", cells="B2", terrain="clear").ok
+    assert t.gm("paint", cells="C2", terrain="wall").ok
+    assert t.gm("fog", cells="C1:E3", fogged=True).ok
+    out = t.act(ana, "jump", to="D2")
+    assert out.ok, out.refusal
+    assert at(t, ana) == "B2" and t.c(ana).turn["moved"] == 1.0
+    line = texts(out)
+    assert "1 m across" in line and "something unseen stops it short" in line
+    assert "C2" not in line and "D2" not in line
