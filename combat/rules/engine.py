@@ -719,7 +719,7 @@ def preview(enc: Encounter, cmd: dict[str, Any]) -> tuple[str, str]:
         }
         check_options(enc, c, a, opts)
         line = rs.preview(enc, c, a, opts)
-        if opts.get("to"):
+        if opts.get("to") and rs.path_allowance(enc, c, a, opts) is not None:
             from .paths import plan
 
             p = plan(enc, c.id, a.key, str(opts["to"]), opts)

@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from .catalogue import ActionDef
     from .events import Events
     from .state import Combatant, Encounter
+    from .turns import Walking
 
 __all__ = ["DIAGONALS", "Path", "find_path", "plan", "take"]
 MODES = ("walk", "swim", "climb", "fly")
@@ -735,6 +736,21 @@ def push_line(
         k += 1
 
 
+def wall_met(
+    board: dict[str, Any], at: tuple[int, int], to: tuple[int, int], size: int
+) -> tuple[int, int] | None:
+    """The first wall cell a token of `size` cells meets stepping from `at` to the next
+    cell `to` (at most one cell along each axis): a wall it would cover, or on a diagonal
+    step a wall whose corner it would cut (the cells it sweeps through). None: no wall."""
+    swept = footprint([to[0], to[1]], size)
+    if to[0] != at[0] and to[1] != at[1]:
+        swept += footprint([to[0], at[1]], size) + footprint([at[0], to[1]], size)
+    for x, y in swept:
+        if board["terrain"].get(key(x, y)) == "wall":
+            return (x, y)
+    return None
+
+
 def push(enc: Encounter, pusher: Combatant, target: Combatant, metres: float) -> Pushed | None:
     """Forced movement: the target's token goes back along the line from the pusher, cell
     by cell, up to `metres` (counted from where it stood, by the board's diagonal rule),
@@ -756,9 +772,6 @@ def push(enc: Encounter, pusher: Combatant, target: Combatant, metres: float) ->
         for cell in footprint(t["at"], t["size"])
     }
 
-    def wall(x: int, y: int) -> bool:
-        return bool(board["terrain"].get(key(x, y)) == "wall")
-
     at, moved, stopped = start, 0.0, None
     for nx, ny in push_line(start, size, mine["at"], int(mine["size"])):
         far = gap(board, list(start), 1, [nx, ny], 1) * cell_m
@@ -768,9 +781,7 @@ def push(enc: Encounter, pusher: Combatant, target: Combatant, metres: float) ->
         if not all(0 <= x < board["width"] and 0 <= y < board["height"] for x, y in cells):
             stopped = "edge"
             break
-        # Cutting a corner: the cells the token would sweep through on a diagonal step.
-        swept = footprint([nx, at[1]], size) + footprint([at[0], ny], size)
-        if any(wall(x, y) for x, y in cells) or any(wall(x, y) for x, y in swept):
+        if wall_met(board, at, (nx, ny), size) is not None:
             stopped = "wall"
             break
         if others & set(cells):
@@ -819,6 +830,23 @@ def open_held(enc: Encounter, rs: Ruleset, c: Combatant, ev: Events) -> None:
     rs.open_opportunity(enc, other, c, ev)
 
 
+def land(enc: Encounter, c: Combatant, held: Walking, ev: Events) -> None:
+    """A jump held at its take-off for the Opportunity Attacks it provoked lands once they
+    are answered or passed: on its landing cell, unless the jumper was defeated (it falls
+    where it took off) or the cell is no longer free (it stays where it took off)."""
+    if c.defeated or not on_map(enc, c):
+        return
+    assert enc.board is not None
+    x, y = held["landing"]
+    landed = occupant(enc, c, (x, y)) is None and not any(
+        enc.board["terrain"].get(key(cx, cy)) == "wall"
+        for cx, cy in footprint([x, y], int(enc.board["tokens"][c.id]["size"]))
+    )
+    if landed:
+        enc.board["tokens"][c.id]["at"] = [x, y]
+    ev.add("move", say="base.jump_lands", actor=c.id, data={"landed": landed})
+
+
 def walk_on(enc: Encounter, rs: Ruleset, ev: Events) -> None:
     """After every command: a held move whose window is answered or closed (and any
     defence the mover makes against that attack) walks on, to
@@ -829,6 +857,9 @@ def walk_on(enc: Encounter, rs: Ruleset, ev: Events) -> None:
         if not held or any(c.id in (w.trigger, w.reactor) for w in enc.pending):
             continue  # the attack, and the mover's own defence against it, come first
         del c.turn["walking"]
+        if "landing" in held:
+            land(enc, c, held, ev)
+            continue
         if c.defeated or enc.turn != c.id or not on_map(enc, c):
             continue
         assert enc.board is not None
@@ -855,3 +886,67 @@ def walk_on(enc: Encounter, rs: Ruleset, ev: Events) -> None:
             info = {"goal": held["goal"], "mode": held["mode"], "path": held["cells"]}
             hold(c, a, info, walked, held["left"], held["passed"])
             open_held(enc, rs, c, ev)
+
+
+# --- a jump ------------------------------------------------------------------------------------
+
+
+def jump_line(start: tuple[int, int], end: tuple[int, int]) -> list[tuple[int, int]]:
+    """The cells a token's top-left cell passes from `start` to `end` along the straight
+    line between them, one step at a time (at most one cell along each axis; the farther
+    axis one cell every step): not the start, the end last."""
+    vx, vy = end[0] - start[0], end[1] - start[1]
+    longest = max(abs(vx), abs(vy))
+    return [
+        (start[0] + round(vx * k / longest), start[1] + round(vy * k / longest))
+        for k in range(1, longest + 1)
+    ]
+
+
+def jump_wall(
+    board: dict[str, Any], start: tuple[int, int], end: tuple[int, int], size: int
+) -> tuple[int, int] | None:
+    """The first wall a jump along the straight line from `start` to `end` meets: one it
+    would pass through, or a corner of walls it would cut. Water, difficult ground and
+    other tokens do not stop a jump (it passes over them). None: the line is clear."""
+    at = start
+    for cell in jump_line(start, end):
+        wall = wall_met(board, at, cell, size)
+        if wall is not None:
+            return wall
+        at = cell
+    return None
+
+
+def jump_landing(enc: Encounter, c: Combatant, end: tuple[int, int]) -> tuple[int, int]:
+    """Where c's jump toward `end` lands on the real map: `end`, or, when a wall or a
+    token the jumper could not see stops it (one under the fog, a hidden combatant), the
+    last cell before it on the line where its token can stand (its own cell at worst)."""
+    assert enc.board is not None
+    board = enc.board
+    token = board["tokens"][c.id]
+    size = int(token["size"])
+    start = (int(token["at"][0]), int(token["at"][1]))
+    at, landed = start, start
+    for cell in jump_line(start, end):
+        if wall_met(board, at, cell, size) is not None:
+            break
+        if occupant(enc, c, cell) is None:
+            landed = cell
+        at = cell
+    return landed
+
+
+def left_behind(
+    enc: Encounter, rs: Ruleset, c: Combatant, start: tuple[int, int], end: tuple[int, int]
+) -> list[str]:
+    """The enemies that may make an Opportunity Attack whose reach covers c's token at
+    `start` and not at `end`: a jump from one to the other leaves them behind at once."""
+    assert enc.board is not None
+    board = enc.board
+    size = int(board["tokens"][c.id]["size"])
+    return [
+        oid
+        for oid, t in _threats(enc, rs, c, ()).items()
+        if covers(board, t, list(start), size) and not covers(board, t, list(end), size)
+    ]

@@ -17,7 +17,8 @@ from typing import Any, Literal, TypedDict, cast
 
 class Walking(TypedDict, total=False):
     """The rest of a move on the map held at the cell where it leaves an enemy's reach,
-    while that enemy's Opportunity Attack window is open (paths.py, "Reach")."""
+    while that enemy's Opportunity Attack window is open (paths.py, "Reach"); for a jump,
+    only its action, name and landing (action_ladder/movement.py, `do_jump`)."""
 
     action: str  # the movement action's key
     name: str  # and its name, for the log
@@ -28,6 +29,7 @@ class Walking(TypedDict, total=False):
     mode: str  # how it moves (walk, swim, climb, fly)
     passed: list[str]  # enemies whose window this move already opened
     threat: str  # the enemy whose window is still to open (only within the command)
+    landing: list[int]  # a jump held at its take-off: the cell (x, y) it lands on
 
 
 class SharedTurn(TypedDict, total=False):

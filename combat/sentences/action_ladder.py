@@ -548,7 +548,19 @@ def _move(s: Said) -> str:
 
 @says("ladder.jump")
 def _jump(s: Said) -> str:
+    """On a map the metres are the ones jumped; no cell is named (fog may cover it)."""
+    if not s.get("across"):
+        return (
+            f"{s.Name(s.actor)}: {s['kind']} Jump{spent(s)}, up to {metres(s['metres'])} "
+            f"across and {metres(s['height'])} high."
+        )
+    extra = "; something unseen stops it short" if s.get("short") else ""
+    if s.get("held"):
+        extra += (
+            "; it leaves an enemy's reach as it takes off, and lands once the Opportunity "
+            "Attack is answered or passed"
+        )
     return (
-        f"{s.Name(s.actor)}: {s['kind']} Jump{spent(s)}, up to {metres(s['metres'])} across "
-        f"and {metres(s['height'])} high."
+        f"{s.Name(s.actor)}: {s['kind']} Jump{spent(s)}, {metres(s['metres'])} across "
+        f"(up to {metres(s['height'])} high){extra}."
     )

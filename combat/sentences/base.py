@@ -55,6 +55,14 @@ def _walk_on(s: Said) -> str:
     return f"{s.Name(s.actor)} walks on ({s['name']}), {metres(s['metres'])} to {s['to']}{short}."
 
 
+@says("base.jump_lands")
+def _jump_lands(s: Said) -> str:
+    """No cell is named: fog may cover it later."""
+    if s["landed"]:
+        return f"{s.Name(s.actor)} lands its jump."
+    return f"{s.Name(s.actor)} does not land its jump: the landing is no longer free."
+
+
 @says("base.attack_untargeted")
 def _attack_untargeted(s: Said) -> str:
     return (

@@ -214,3 +214,37 @@ def _out_of_reach(s: Said) -> str:
     else:
         why = f"beyond its reach of {m(s['reach'])}"
     return f"{where}, {why}: {what} needs {need} ({s['rule']})."
+
+
+@says("refusal.jump_too_far")
+def _jump_too_far(s: Said) -> str:
+    from combat.rules.paths import m
+
+    return (
+        f"{s['cell']} is {m(s['distance'])} from {s.name(s.actor)} in a straight line: "
+        f"this jump reaches {m(s['allowance'])} ({s['rule']})."
+    )
+
+
+@says("refusal.jump_blocked")
+def _jump_blocked(s: Said) -> str:
+    return (
+        f"A wall at {s['wall']} stands between {s.name(s.actor)} and {s['cell']}: a jump "
+        f"passes over water and rough ground, never through a wall or its corner ({s['rule']})."
+    )
+
+
+@says("refusal.jump_in_place")
+def _jump_in_place(s: Said) -> str:
+    return (
+        f"{s.Name(s.actor)} already stands at {s['cell']}: to jump in place, leave the "
+        f"cell out ({s['rule']})."
+    )
+
+
+@says("refusal.jump_with_destination")
+def _jump_with_destination(s: Said) -> str:
+    return (
+        f"A jump folded into {s.name(s['what'])} is not measured on the map: move to the "
+        f"take-off cell, then take Jump with the landing cell ({s['rule']})."
+    )

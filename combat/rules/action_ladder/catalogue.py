@@ -73,8 +73,8 @@ CRAWL = (
 )
 SWIM = "Swim or dive a third of your Speed. Once swimming, keep to Swim until a Step takes you out."
 JUMP = (
-    "A standing or running jump on its own (fold it into a Walk, Run or Sprint to "
-    "spend metres instead)."
+    "A standing or running jump on its own, on a map to a cell within its distance "
+    "(fold it into a Walk, Run or Sprint to spend metres instead)."
 )
 
 
@@ -97,7 +97,7 @@ def _move(
         "movement",
         summary,
         effect=effect,
-        options=(LEAVE, *((DESTINATION,) if effect == "move" else ()), *options),
+        options=(LEAVE, *((DESTINATION,) if effect in ("move", "jump") else ()), *options),
         extra=extra,
         **kw,
     )

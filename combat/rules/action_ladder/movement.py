@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dice
 from ..base import Opts, Rng, add_effect
+from ..board import check_fit, label, parse_cell
 from ..catalogue import ActionDef
 from ..events import Events
-from ..paths import open_held
+from ..paths import as_known, gap, jump_landing, jump_wall, left_behind, on_map, open_held
 from ..paths import take as take_path
-from ..refusal import acting, refuse
+from ..refusal import acting, refuse, said
 from ..state import Combatant, Effect, Encounter
 from .common import bonus_of, die_size, drop_effects, has_effect, level_of, metres, roll_of, spent
 
@@ -172,11 +173,7 @@ def do_move(
     key = a.key
     to = opts.get("to")
     if to and (opts.get("jump") or "none") != "none":
-        raise refuse(
-            "jump_with_destination",
-            "A jump folded into a move to a cell is not measured on the map yet: move to "
-            "the cell, then take Jump (Jumping).",
-        )
+        raise said("jump_with_destination", c, a, rule=JUMPING)
     dist = sure_metres(self, enc, c, key)
     if key == "sprint":
         r = roll_of(c, "AGI", 0, rng, "Sprint")
@@ -235,17 +232,98 @@ def do_move(
     self.leave(enc, c, opts, ev)
 
 
+JUMPING = "action-ladder.md, Jumping"
+
+
+def jump_to(
+    self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, reach: float
+) -> tuple[tuple[int, int], tuple[int, int], float]:
+    """Where a jump to the cell opts["to"] takes off and lands, and the metres between
+    them; refused (nothing changes) when the map forbids it. The straight-line distance
+    (by the board's diagonal rule) must be within the jump's distance (`jump_reach`); the
+    line may pass over water, difficult ground and tokens (a jump does not tread them) but
+    not through a wall or a corner of walls; the landing must hold the token (on the map,
+    no wall, nobody there). Checked on the map as the jumper's side knows it (like a
+    path, paths.as_known); on the real map a wall or a token it could not see stops it on
+    the last free cell before (paths.jump_landing)."""
+    if enc.board is None:
+        raise refuse(
+            "no_board",
+            "This encounter has no map: jump without a cell, as far as the jump goes.",
+            **acting(c, a),
+        )
+    if not on_map(enc, c):
+        raise refuse(
+            "not_on_map",
+            f"{c.name} is not on the map: the GM places its token first.",
+            **acting(c, a),
+        )
+    known = as_known(enc, c)
+    board = known.board
+    assert board is not None
+    token = enc.board["tokens"][c.id]
+    size = int(token["size"])
+    start = (int(token["at"][0]), int(token["at"][1]))
+    end = parse_cell(str(opts["to"]), board)
+    cell = label(*end)
+    if end == start:
+        raise said("no_change", c, a, sentence="jump_in_place", cell=cell, rule=JUMPING)
+    far = round(gap(board, list(start), 1, list(end), 1) * float(board["cell_m"]), 2)
+    if far > reach + 1e-9:
+        raise said(
+            "jump_too_far",
+            c,
+            a,
+            cell=cell,
+            distance=far,
+            allowance=round(reach, 2),
+            rule=JUMPING,
+        )
+    wall = jump_wall(board, start, end, size)
+    if wall is not None:
+        raise said("jump_blocked", c, a, cell=cell, wall=label(*wall), rule=JUMPING)
+    check_fit(known, board, c, list(end), size)
+    landed = jump_landing(enc, c, end)
+    metres_gone = round(gap(enc.board, list(start), 1, list(landed), 1) * float(board["cell_m"]), 2)
+    return start, landed, metres_gone
+
+
 def do_jump(
     self: ActionLadder, enc: Encounter, c: Combatant, a: ActionDef, opts: Opts, rng: Rng, ev: Events
 ) -> None:
+    """Without a cell (no map, the token off it, or a jump in place) the jump is its
+    metres, as far as it goes. With a cell on the map the token jumps there (`jump_to`);
+    leaving an enemy's reach holds it at its take-off while that enemy's Opportunity
+    Attack window is open, and it lands once every such window is answered or passed
+    (paths.land), unless the jumper is defeated first."""
     kind = opts.get("kind") or "standing"
     dist, height = self.jump_reach(
         c, enc, kind, int(opts.get("run_up") or 0), bool(opts.get("ledge"))
     )
-    c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
     data = {"action": "jump", "kind": kind, "metres": round(dist, 2), "height": round(height, 2)}
+    if not opts.get("to"):
+        c.turn["moved"] = float(c.turn.get("moved", 0)) + dist
+        ev.add("move", say="ladder.jump", actor=c.id, data=data | spent(opts))
+        self.leave(enc, c, opts, ev)
+        return
+    start, landed, gone = jump_to(self, enc, c, a, opts, dist)
+    assert enc.board is not None
+    provokes = bool(opts.get("leave", True)) and not c.turn.get("disengage_active")
+    if provokes and c.engaged:
+        self.tell_gm_no_opportunity(enc, c, ev)
+    threats = left_behind(enc, self, c, start, landed) if provokes else []
+    c.turn["moved"] = float(c.turn.get("moved", 0)) + gone
+    # No cell is named: the map shows where the token lands, and fog may cover it later.
+    data |= {"metres": gone, "across": True, "short": landed != parse_cell(opts["to"], enc.board)}
+    data["held"] = bool(threats)
     ev.add("move", say="ladder.jump", actor=c.id, data=data | spent(opts))
-    self.leave(enc, c, opts, ev)
+    c.turn.pop("disengage_active", None)
+    if threats:
+        c.turn["walking"] = {"action": "jump", "name": a.name, "landing": list(landed)}
+        for oid in threats:
+            self.open_opportunity(enc, enc.get(oid), c, ev)
+    else:
+        enc.board["tokens"][c.id]["at"] = list(landed)
 
 
 def do_stand_up(
