@@ -37,8 +37,8 @@ def test_the_gm_paints_and_places_by_dragging_and_the_player_sees_it_live(make_t
     gm, p1 = people.gm, people.p1
     # No map yet: the player sees none, the GM is offered one.
     expect(p1.page.get_by_test_id("board-svg")).to_have_count(0)
-    gm.page.get_by_test_id("board-width").fill("8")
-    gm.page.get_by_test_id("board-height").fill("6")
+    gm.page.get_by_test_id("board-width").fill("20")
+    gm.page.get_by_test_id("board-height").fill("15")
     gm.page.get_by_test_id("board-add-submit").click()
     expect(gm.page.get_by_test_id("board-svg")).to_be_visible()
     expect(p1.page.get_by_test_id("board-svg")).to_be_visible()
@@ -88,6 +88,7 @@ def test_the_gm_paints_and_places_by_dragging_and_the_player_sees_it_live(make_t
     p1.page.get_by_test_id("board").screenshot(path="/tmp/board-player-fog.png")
 
     board = t.state()["board"]
+    assert (board["width"], board["height"]) == (20, 15)
     assert board["terrain"] == {"1,1": "wall", "1,2": "wall", "1,3": "wall"}
     assert board["tokens"][t.ana]["at"] == [3, 2]
     assert set(board["fog"]) == {"3,2", "4,2", "4,3"}
