@@ -20,6 +20,7 @@ from combat import forms
 from combat.board import MARGIN, PX
 from combat.rules import Encounter as State
 from combat.rules import get_ruleset
+from combat.rules.action_ladder.movement import jump_to
 from combat.rules.board import label, parse_cell, seen_board
 from combat.rules.engine import check_options, options_of
 from combat.rules.paths import diagonals, gap, m, plan
@@ -87,7 +88,8 @@ def move_preview(state: State, mine: set[str] | None, query: QueryDict) -> dict[
         out["line"] = r.refusal.message
         return out
     known = state if mine is None else _as_players_know(state, cid)
-    p = plan(known, cid, a.key, to, opts)
+    jumping = a.key == "jump" and hasattr(rs, "jump_reach")
+    p = _jump_plan(rs, known, cid, a, opts) if jumping else plan(known, cid, a.key, to, opts)
     if not p["ok"]:
         out["line"] = p["reason"]
         return out
@@ -117,9 +119,33 @@ def move_preview(state: State, mine: set[str] | None, query: QueryDict) -> dict[
         points=" ".join(f"{x:g},{y:g}" for x, y in points),
         actor=cid,
         action=a.key,
+        button="Jump here" if jumping else "Move here",
         fields={f"opt_{k}": v for k, v in given.items() if not isinstance(v, list)},
     )
     return out
+
+
+def _jump_plan(rs: Any, known: State, cid: str, a: Any, opts: dict[str, Any]) -> dict[str, Any]:
+    """A Jump's preview, in the shape of a path's (`plan`): the straight line to the landing
+    cell, its metres and the jump's reach, or why not, checked as the jump itself is
+    (action_ladder/movement.py `jump_to`) on the map the reader knows."""
+    c = known.get(cid)
+    kind = str(opts.get("kind") or "standing")
+    run_up, ledge = int(opts.get("run_up") or 0), bool(opts.get("ledge"))
+    reach, _height = rs.jump_reach(c, known, kind, run_up, ledge)
+    try:
+        _start, end, far = jump_to(rs, known, c, a, opts, reach)
+    except Refused as r:
+        return {"ok": False, "reason": r.refusal.message}
+    cell = label(*end)
+    return {
+        "ok": True,
+        "path": [cell],
+        "to": cell,
+        "cost": far,
+        "allowance": reach,
+        "summary": f"{cell} is {m(far)} away in a straight line, over what lies between",
+    }
 
 
 def measure(state: State, query: QueryDict) -> dict[str, Any]:
