@@ -1376,8 +1376,9 @@ ROW_HIDES = ("actions", "panel", "targets", "initiative_bonus", "row", "held", "
 def row_regions(ctx: dict[str, Any], card: dict[str, Any]) -> dict[str, Region]:
     """A GM row as regions: the row (`combatant-<id>`), the line that opens its card
     (`rowline-<id>`), the card (`gmcard-<id>`) and its "Act as" list (`actas-<id>`), each
-    compared by what it draws (`row_shows`). A blow sends the line alone; an action becoming
-    possible or not sends the "Act as" list alone."""
+    compared by what it draws (`row_shows`). A blow sends the line alone (and the card when
+    the players see another band of health); an action becoming possible or not sends the
+    "Act as" list alone."""
     cid = card["id"]
     model = {**ctx, "c": card}
     shows = row_shows(card, ctx)
@@ -1386,7 +1387,7 @@ def row_regions(ctx: dict[str, Any], card: dict[str, Any]) -> dict[str, Region]:
         row: Region("gm_row", model, shows["row"], inside="order"),
         line: Region("gm_row_line", model, shows["line"], inside=row),
         body: Region("gm_card", model, shows["card"], inside=row),
-        f"actas-{cid}": Region("gm_actas", model, shows["actas"], inside=body),
+        f"actas-{cid}": Region("gm_actas", model, shows["actas"], inside=row),
     }
 
 
