@@ -1301,8 +1301,9 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
 
     Every region is drawn from the console's view-model and compared by the part of it
     that region shows. The initiative list is a container compared by which rows it
-    holds; each row, with its card under it, is a region of its own (`combatant-<id>`),
-    so a blow redraws the struck combatant's row and nothing else of the list."""
+    holds; each row is a region of its own (`combatant-<id>`), and so are its line, its card
+    and its "Act as" list (`row_regions`), so a blow redraws the struck combatant's line and
+    nothing else of the list."""
 
     def part(partial: str, *shows: str) -> Region:
         return Region(partial, ctx, {k: ctx.get(k) for k in shows})
