@@ -1304,8 +1304,9 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
 
     Every region is drawn from the console's view-model and compared by the part of it
     that region shows. The initiative list is a container compared by which rows it
-    holds; each row, with its card under it, is a region of its own (`combatant-<id>`),
-    so a blow redraws the struck combatant's row and nothing else of the list."""
+    holds; each row is a region of its own (`combatant-<id>`), and so are its line, its card
+    and its "Act as" list (`row_regions`), so a blow redraws the struck combatant's line and
+    nothing else of the list."""
 
     def part(partial: str, *shows: str) -> Region:
         return Region(partial, ctx, {k: ctx.get(k) for k in shows})
@@ -1334,25 +1335,89 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         )
     )
     for card in ctx["combatants"]:
-        regions[f"combatant-{card['id']}"] = Region(
-            "gm_row", {**ctx, "c": card}, {"c": row_shows(card)}, inside="order"
-        )
+        regions.update(row_regions(ctx, card))
     regions.update(turn_regions(ctx))
     regions["log"] = log_region(ctx["log"])
     regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
 
 
-# What a GM row's card is given but does not draw: the acting combatant's actions are in
-# the turn panel, and the others' card lists only those possible now.
-ROW_HIDES = ("actions", "panel", "targets")
+# What the turn's buttons (components/turn_buttons.html) draw of a card.
+TURN_BUTTONS_SHOWS = (
+    *("can_end_turn", "can_hold", "hold_ap", "spent_now", "can_seize", "can_take_turn"),
+    *("carry", "prepared"),
+)
 
 
-def row_shows(card: dict[str, Any]) -> dict[str, Any]:
-    """What a GM row (components/gm_row.html) draws of its combatant's card: all of it but
-    the action panel, and the actions possible now only off-turn."""
-    hides = (*ROW_HIDES, "actions_now") if card["is_turn"] else ROW_HIDES
-    return {k: v for k, v in card.items() if k not in hides}
+# What each part of a GM row draws of its combatant's card (components/gm_row.html and the
+# partials it includes), the view-model each is compared by. The row itself: its classes,
+# the initiative editor and the target button.
+ROW_SHOWS = (
+    *("id", "name", "side", "is_turn", "defeated", "hidden", "reacting", "pick"),
+    "initiative",
+)
+ROW_SHOWS_ORDER = ("acted", "can_up", "can_down", "up_tied", "down_tied")
+# The line that opens the card (gm_row_line.html): marker, name, tags, resources, HP.
+LINE_SHOWS = (
+    *("id", "name", "side", "side_label", "is_turn", "defeated", "hidden", "reacting"),
+    *("plan", "group", "resources", "effects", "max_hp", "hp", "hp_pct"),
+)
+LINE_SHOWS_ORDER = ("acted", "seized", "held")
+# The card under the line (gm_card.html), but its "Act as" list.
+CARD_SHOWS = (
+    *("id", "name", "hidden", "defeated", "adjustable", "health_shown"),
+    *("seat_name", "engaged", "carry", "prepared", "notes", "stats", "effect_names"),
+    *("condition_of", "engage_choices"),
+)
+# The "Act as" list (gm_actas.html): the turn's buttons and the actions possible now.
+ACTAS_SHOWS = ("id", "name", "is_turn", *TURN_BUTTONS_SHOWS)
+# What a GM row is given and none of its parts draws: the acting combatant's actions are in
+# the turn panel, the others' cards list only those possible now; holding and seizing are
+# read from the order's row.
+ROW_HIDES = ("actions", "panel", "targets", "initiative_bonus", "row", "held", "seized")
+
+
+def row_regions(ctx: dict[str, Any], card: dict[str, Any]) -> dict[str, Region]:
+    """A GM row as regions: the row (`combatant-<id>`), the line that opens its card
+    (`rowline-<id>`), the card (`gmcard-<id>`) and its "Act as" list (`actas-<id>`), each
+    compared by what it draws (`row_shows`). A blow sends the line alone (and the card when
+    the players see another band of health); an action becoming possible or not sends the
+    "Act as" list alone."""
+    cid = card["id"]
+    model = {**ctx, "c": card}
+    shows = row_shows(card, ctx)
+    row, line, body = f"combatant-{cid}", f"rowline-{cid}", f"gmcard-{cid}"
+    return {
+        row: Region("gm_row", model, shows["row"], inside="order"),
+        line: Region("gm_row_line", model, shows["line"], inside=row),
+        body: Region("gm_card", model, shows["card"], inside=row),
+        f"actas-{cid}": Region("gm_actas", model, shows["actas"], inside=row),
+    }
+
+
+def row_shows(card: dict[str, Any], ctx: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What each part of a GM row draws of its combatant's card and of the console (its
+    forms' addresses): the row, its line, its card and the card's "Act as" list. The actions
+    possible now are drawn only off-turn (on its turn they are in the turn panel)."""
+    order = card["row"]
+    actas = {k: card.get(k) for k in ACTAS_SHOWS}
+    actas["actions_now"] = None if card["is_turn"] else card.get("actions_now")
+    urls = {"post_url": ctx.get("post_url")}
+    # The card says what the players see of its health only when it is not the HP itself.
+    health = {"health": None if card.get("health_shown") == "exact" else card.get("health")}
+    return {
+        "row": {
+            **{k: card.get(k) for k in ROW_SHOWS},
+            **{k: order.get(k) for k in ROW_SHOWS_ORDER},
+            **urls,
+        },
+        "line": {
+            **{k: card.get(k) for k in LINE_SHOWS},
+            **{k: order.get(k) for k in LINE_SHOWS_ORDER},
+        },
+        "card": {**{k: card.get(k) for k in CARD_SHOWS}, **health, **urls},
+        "actas": {**actas, **urls, "preview_url": ctx.get("preview_url")},
+    }
 
 
 def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:

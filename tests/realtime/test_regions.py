@@ -24,7 +24,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.core.cache import cache
 
-from combat import broadcast, services
+from combat import broadcast, screens, services
 from combat.access import gm_viewer, seat_viewer
 from combat.models import Encounter
 from tests.markers import is_view, pushed_so_far
@@ -316,9 +316,26 @@ async def test_a_blow_sends_the_gm_the_struck_row_not_the_whole_list(table: Tabl
 
     await gm_command(table, type="damage", actor=table.goblin, amount=3)
     sent = await gm_regions_pushed(table, comm)
-    assert f"combatant-{table.goblin}" in sent and "log-list" in sent, sent
-    for absent in ("order", "board", "controls", f"combatant-{table.ana}", "log"):
+    # The line that shows the Goblin's HP and its card, which says the players now see it
+    # Hurt; not the row around them, nor the "Act as" list of what it could do now (the same
+    # as before the blow).
+    assert {f"rowline-{table.goblin}", f"gmcard-{table.goblin}", "log-list"} <= set(sent), sent
+    for absent in (
+        "order",
+        "board",
+        "controls",
+        f"combatant-{table.goblin}",
+        f"actas-{table.goblin}",
+        f"combatant-{table.ana}",
+        f"rowline-{table.ana}",
+        "log",
+    ):
         assert absent not in sent, (absent, sent)
+    # A second blow that leaves it Hurt: the line alone.
+    await gm_command(table, type="damage", actor=table.goblin, amount=1)
+    sent = await gm_regions_pushed(table, comm)
+    assert f"rowline-{table.goblin}" in sent, sent
+    assert f"gmcard-{table.goblin}" not in sent and f"combatant-{table.goblin}" not in sent, sent
 
     # The turn passing redraws the row that loses the turn and the row that gets it.
     await gm_command(table, type="end_turn", actor=table.ana)
@@ -372,3 +389,49 @@ async def test_spending_the_last_ap_moves_the_gm_actions_alone_not_the_turn_pane
     assert put and 'data-allowed="false"' in put[0], put
     assert f"head-action-{table.ana}-blocked" in ids, ids
     await comm.disconnect()
+
+
+async def test_a_gm_card_and_its_act_as_list_are_sent_apart_from_the_row(table: Table):
+    """A condition set on the Goblin sends the GM its line (the condition's tag) and its card
+    (the "Clear" button), not the row around them nor the "Act as" list under the card."""
+    comm = gm_socket(table)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_from(timeout=TIMEOUT)
+    await gm_command(table, type="start_combat")
+    await gm_regions_pushed(table, comm)
+
+    await gm_command(
+        table, type="set_condition", actor=table.goblin, name="Prone", stacks=1, until="cleared"
+    )
+    sent = await gm_regions_pushed(table, comm)
+    assert {f"rowline-{table.goblin}", f"gmcard-{table.goblin}"} <= set(sent), sent
+    for absent in (f"combatant-{table.goblin}", f"actas-{table.goblin}", "order", "turn"):
+        assert absent not in sent, (absent, sent)
+    await comm.disconnect()
+
+
+async def test_every_part_of_a_gm_card_is_drawn_by_one_part_of_its_row(table: Table):
+    """Each part of a GM row is compared by the parts of the card it draws: a new part of the
+    card must be said to be drawn by one of them (or by none), or a change to it would not
+    reach the console."""
+    await gm_command(table, type="start_combat")
+    enc = await database_sync_to_async(Encounter.objects.get)(pk=table.enc.pk)
+    ctx = await database_sync_to_async(screens.gm_context)(enc)
+    placed = {
+        *screens.ROW_SHOWS,
+        *screens.LINE_SHOWS,
+        *screens.CARD_SHOWS,
+        *screens.ACTAS_SHOWS,
+        *screens.ROW_HIDES,
+        "actions_now",  # in the "Act as" list
+        "health",  # in the card, when the players see a band
+    }
+    for card in ctx["combatants"]:
+        assert set(card) <= placed, set(card) - placed
+        assert set(card["row"]) <= {
+            *screens.ROW_SHOWS_ORDER,
+            *screens.LINE_SHOWS_ORDER,
+            *("id", "name", "side", "initiative", "group", "is_turn", "defeated", "hidden"),
+            "mine",
+        }, card["row"]
