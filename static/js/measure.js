@@ -124,11 +124,19 @@
     if (o) o.textContent = text;
   }
 
+  // An answer (a distance or a refusal) is kept until the next measure; the tool's own
+  // instructions hold only while measuring.
+  function answered() {
+    var o = out();
+    return !!(o && o.querySelector("[data-testid=measure-line], [data-testid=measure-refusal]"));
+  }
+
   function toggle(want) {
     on = want;
     first = null;
     sync();
     if (on) say("Tap the first cell to measure from.");
+    else if (!answered()) say("");
   }
 
   function pick(c) {
@@ -178,6 +186,20 @@
       evt.preventDefault();
       var c = cellAt(svg, evt);
       if (c) pick(c);
+    },
+    true
+  );
+
+  // The two cells typed in the form (by hand, or by the second tap) are a measure of their
+  // own: a first cell tapped before is forgotten, so its mark goes and the next tap starts
+  // a new measure.
+  document.addEventListener(
+    "submit",
+    function (evt) {
+      if (!evt.target.matches || !evt.target.matches("form[data-testid=measure-form]")) return;
+      if (!first) return;
+      first = null;
+      mark();
     },
     true
   );

@@ -72,3 +72,61 @@ def test_everyone_measures_between_two_cells(make_table, sit_down):
     )
     for p in (gm, p1, spectator):
         p.assert_no_errors()
+
+
+def test_stopping_or_typing_midway_leaves_no_stale_prompt_or_mark(make_table, sit_down):
+    """Issue 34, the measuring tool: a person who taps "Measure" and then changes their mind
+    is not left with words that no longer hold. Stopping before the second cell takes away
+    "now tap the cell to measure to" and the first cell's mark (a tap now moves, not
+    measures); typing the two cells in the form after one tap marks the two typed cells,
+    and the next tap starts a new measure instead of finishing the abandoned one."""
+    t = make_table("action_points")
+    with_map(t)
+    people = sit_down(t, phones=True)
+    gm, p1 = people.gm, people.p1
+    gm.page.get_by_test_id("start-combat").click()
+    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
+    page = p1.page
+    pick = page.get_by_test_id("measure-pick")
+    out = page.get_by_test_id("measure-out")
+    marks = page.locator("#board [data-testid=measure-mark]")
+    pick.scroll_into_view_if_needed()
+
+    # "Measure", then "Stop measuring" at once: no instruction left behind.
+    pick.tap()
+    expect(out).to_have_text("Tap the first cell to measure from.")
+    pick.tap()
+    expect(pick).to_have_attribute("aria-pressed", "false")
+    expect(out).to_have_text("")
+
+    # One cell tapped, then stopped: neither the half-done sentence nor its mark stays.
+    pick.tap()
+    page.get_by_test_id("board-svg").evaluate("el => el.scrollIntoView({block: 'end'})")
+    page.touchscreen.tap(*cell_point(p1, 0, 2))
+    expect(out).to_contain_text("From A3: now tap the cell to measure to.")
+    expect(marks).to_have_count(1)
+    pick.scroll_into_view_if_needed()
+    pick.tap()
+    expect(out).to_have_text("")
+    expect(marks).to_have_count(0)
+
+    # One cell tapped, then the two cells typed in the form, Enter: the typed cells are
+    # the ones marked, and the next tap is the first cell of a new measure.
+    pick.tap()
+    page.get_by_test_id("board-svg").evaluate("el => el.scrollIntoView({block: 'end'})")
+    page.touchscreen.tap(*cell_point(p1, 0, 2))
+    expect(marks).to_have_count(1)
+    page.get_by_test_id("measure-from").fill("B2")
+    page.get_by_test_id("measure-to").fill("H6")
+    page.get_by_test_id("measure-to").press("Enter")
+    expect(out).to_contain_text("From B2 to H6: 8 m")
+    expect(marks).to_have_count(2)
+    expect(marks.nth(0)).to_have_attribute("data-cell", "B2")
+    expect(marks.nth(1)).to_have_attribute("data-cell", "H6")
+    page.get_by_test_id("board-svg").evaluate("el => el.scrollIntoView({block: 'end'})")
+    page.touchscreen.tap(*cell_point(p1, 3, 5))
+    expect(out).to_contain_text("From D6: now tap the cell to measure to.")
+    expect(marks).to_have_count(1)
+    expect(page.get_by_test_id(f"token-{t.ana}")).to_have_attribute("data-cell", "A1")
+    for p in people.everyone:
+        p.assert_no_errors()
