@@ -116,7 +116,16 @@
     }
     var board = document.getElementById("board");
     if (board) board.classList.toggle("is-measuring", on);
+    // The map sent whole (a new size, a new picture) comes with the answer's place empty:
+    // while measuring, the instruction for the next tap is said again.
+    var o = out();
+    if (on && o && !o.textContent.trim()) say(instruction());
     mark();
+  }
+
+  function instruction() {
+    if (first) return "From " + label(first) + ": now tap the cell to measure to.";
+    return "Tap the first cell to measure from.";
   }
 
   function say(text) {
@@ -135,7 +144,7 @@
     on = want;
     first = null;
     sync();
-    if (on) say("Tap the first cell to measure from.");
+    if (on) say(instruction());
     else if (!answered()) say("");
   }
 
@@ -148,7 +157,7 @@
       first = c;
       from.value = label(c);
       to.value = "";
-      say("From " + label(c) + ": now tap the cell to measure to.");
+      say(instruction());
       mark();
       return;
     }

@@ -130,3 +130,51 @@ def test_stopping_or_typing_midway_leaves_no_stale_prompt_or_mark(make_table, si
     expect(page.get_by_test_id(f"token-{t.ana}")).to_have_attribute("data-cell", "A1")
     for p in people.everyone:
         p.assert_no_errors()
+
+
+def test_the_instruction_stays_when_the_gm_resizes_the_map_midway(make_table, sit_down):
+    """Issue 34, the measuring tool: the GM widening the map sends the map whole to every
+    screen. A player who has tapped one cell, and a spectator who has just pressed
+    "Measure", still read what to tap next (not an empty line under "Stop measuring"),
+    and the player's next tap finishes the measure from the cell tapped before."""
+    t = make_table("action_points")
+    with_map(t)
+    people = sit_down(t, phones=True)
+    gm, p1, spectator = people.gm, people.p1, people.spectator
+    gm.page.get_by_test_id("start-combat").click()
+    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
+    page = p1.page
+    pick = page.get_by_test_id("measure-pick")
+    pick.scroll_into_view_if_needed()
+    pick.tap()
+    page.get_by_test_id("board-svg").evaluate("el => el.scrollIntoView({block: 'end'})")
+    page.touchscreen.tap(*cell_point(p1, 0, 2))
+    expect(page.get_by_test_id("measure-out")).to_have_text(
+        "From A3: now tap the cell to measure to."
+    )
+    spectator.page.get_by_test_id("measure-pick").click()
+    expect(spectator.page.get_by_test_id("measure-out")).to_have_text(
+        "Tap the first cell to measure from."
+    )
+
+    # The GM makes the map one column wider.
+    g = gm.page
+    resize = g.locator("form", has=g.get_by_test_id("board-diagonals"))
+    resize.locator("xpath=ancestor::details[1]/summary").click()
+    resize.locator("[name=width]").fill("9")
+    resize.locator("button[type=submit]").click()
+    for p in (p1, spectator):
+        expect(p.page.get_by_test_id("board-svg"), p.name).to_have_attribute("data-width", "9")
+        expect(p.page.get_by_test_id("measure-pick"), p.name).to_have_text("Stop measuring")
+    expect(page.get_by_test_id("measure-out")).to_have_text(
+        "From A3: now tap the cell to measure to."
+    )
+    expect(page.locator("#board [data-testid=measure-mark]")).to_have_count(1)
+    expect(spectator.page.get_by_test_id("measure-out")).to_have_text(
+        "Tap the first cell to measure from."
+    )
+    page.get_by_test_id("board-svg").evaluate("el => el.scrollIntoView({block: 'end'})")
+    page.touchscreen.tap(*cell_point(p1, 3, 5))
+    expect(page.get_by_test_id("measure-out")).to_contain_text("From A3 to D6: 4 m")
+    for p in people.everyone:
+        p.assert_no_errors()
