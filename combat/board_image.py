@@ -244,10 +244,12 @@ FOG = (0x6F, 0x73, 0x78)  # the fog's colour on the board (static/css/app.css .f
 def _serve(
     request: HttpRequest, enc: Encounter, name: str, fog: str | None, gm: bool
 ) -> HttpResponse:
-    stored = enc.board_image
-    if not stored or stored != storage_name(enc.pk, name):
-        raise Http404("This map has no such image (it may have been replaced).")
+    # The picture the map names now: the state's, committed with the push that tells the
+    # pages (the row's `board_image`, the file kept, follows a moment later).
     board = State.from_dict(enc.state).board
+    if board is None or (board.get("image") or {}).get("name") != name:
+        raise Http404("This map has no such image (it may have been replaced).")
+    stored = storage_name(enc.pk, name)
     cells = [] if gm or board is None else list(board["fog"])
     # A player's picture is the one for the fog as it is now, and no other: an address
     # for an older fog would show (and let a browser keep) cells fogged since.

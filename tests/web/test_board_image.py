@@ -285,3 +285,24 @@ def test_deleting_the_encounter_deletes_its_image_file(table):
     enc.delete()
     assert not default_storage.exists(stored)
     assert stored_files(enc) == []
+
+
+def test_the_picture_is_served_as_soon_as_the_map_names_it(table, monkeypatch):
+    """The push that names a new picture reaches the pages as the command commits, before
+    the upload's own answer has finished its bookkeeping: a page that asks for the
+    picture then gets it (a 404 would leave its map blank until a reload)."""
+    from combat import board_image
+
+    with_board(table)
+    fetched: list[int] = []
+    real = board_image._keep
+
+    def keep_after_a_fetch(encounter_id: int, stored: str) -> None:
+        for client, url in ((table.p1, table.player1_url), (table.gm, table.gm_url)):
+            href = image_href(client.get(url).content.decode())
+            fetched.append(client.get(f"{url}{href}").status_code)
+        real(encounter_id, stored)
+
+    monkeypatch.setattr(board_image, "_keep", keep_after_a_fetch)
+    assert upload(table, picture("PNG")).status_code == 200
+    assert fetched == [200, 200]
