@@ -170,5 +170,6 @@ def measure(state: State, query: QueryDict) -> dict[str, Any]:
         "steps": steps,
         "metres": m(steps * float(board["cell_m"])),
         "cell_m": m(float(board["cell_m"])),
-        "doubled": diagonals(board) == "1-2-1" and a[0] != b[0] and a[1] != b[1],
+        # Said only when it counted: two diagonal steps or more under 1-2-1.
+        "doubled": diagonals(board) == "1-2-1" and min(abs(a[0] - b[0]), abs(a[1] - b[1])) >= 2,
     }

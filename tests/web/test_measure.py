@@ -45,6 +45,8 @@ def test_every_page_with_a_map_has_the_measuring_form(table):
         # Straight along a row: no diagonal to count.
         ("1-2-1", "A1", "A6", "From A1 to A6: <strong>5 m</strong> (5 steps of 1 m)."),
         ("1-2-1", "C3", "C3", "From C3 to C3: <strong>0 m</strong> (0 steps of 1 m)."),
+        # One diagonal step counts one: nothing doubled to mention.
+        ("1-2-1", "H5", "G3", "From H5 to G3: <strong>2 m</strong> (2 steps of 1 m)."),
     ],
 )
 def test_the_distance_follows_the_maps_diagonal_rule(table, diagonals, a, b, said):
