@@ -180,8 +180,12 @@ def test_sigkill_during_100_in_flight_commands_loses_no_half_command(
     entries = list(LogEntry.objects.filter(encounter=enc, version__gt=v0).order_by("seq"))
     assert sorted(e.idempotency_key for e in entries) == keys
     assert_log_replays(entries, enc.state)
-    browser.call(lambda b: page.wait_for_version(v0 + 100))
-    socket.wait_for_version(v0 + 100)
+    # The retried commands' pushes reach the page and the socket; under a load of 10 on two
+    # cores the 48 or so versions took longer than 10 s to show once (issue 28, not yet
+    # explained): the bound is a correctness bound, the time is reported below.
+    retried_at = time.monotonic()
+    caught_up_at = browser.call(lambda b: page.wait_for_version(v0 + 100, timeout=30), 40)
+    socket.wait_for_version(v0 + 100, timeout=30)
     socket.stop()
     browser.call(lambda b: page.context.close())
     figure(
@@ -189,7 +193,8 @@ def test_sigkill_during_100_in_flight_commands_loses_no_half_command(
         f"({n - len(ok)} recorded but unanswered), {100 - n} absent, 0 half-recorded; "
         f"log replays to the state. After restart: socket current in {ms(socket_after)}, "
         f"page in {ms(page_after)} of the server answering; retrying all 100 keys: "
-        f"{len(replayed)} replayed, {100 - len(replayed)} applied -> exactly 100"
+        f"{len(replayed)} replayed, {100 - len(replayed)} applied -> exactly 100, on the "
+        f"page {ms(max(0.0, caught_up_at - retried_at))} after the retries were answered"
     )
 
 
