@@ -171,7 +171,9 @@ async def test_sockets_of_one_link_share_one_budget_of_whole_views(
             await comm.send_to(text_data=json.dumps(ask))
     answered = 0
     for comm in comms:
-        await comm.disconnect()  # returns once every message before it was handled
+        # Returns once every message before it was handled (its default bound of 1 s would
+        # cancel the socket's renders still to come on a loaded machine).
+        await comm.disconnect(timeout=TIMEOUT)
         answered += whole_views_left(comm)
     most = getattr(consumers, "RESYNCS_PER_LINK", (consumers.BURST, 0))[0]
     # At most the link's budget; one fewer when a push reached a socket while its whole
@@ -184,7 +186,7 @@ async def test_sockets_of_one_link_share_one_budget_of_whole_views(
     await first_view(seat)
     for _ in range(consumers.BURST):
         await seat.send_to(text_data=json.dumps({"type": "resync"}))
-    await seat.disconnect()
+    await seat.disconnect(timeout=TIMEOUT)
     assert most - 1 <= whole_views_left(seat) <= most
 
 
