@@ -50,6 +50,25 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.line(f"  {nodeid}")
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Once every fixture of a test is torn down, no database connection of this thread may
+    still be inside a transaction: what the next tests write there (a browser test's log-in,
+    its table) would never be committed, and the live server would not see it (each of a
+    worker's browser tests after such a test found its GM sent to the log-in page)."""
+    result = yield
+    from django.db import connections
+
+    open_ones = [
+        conn.alias
+        for conn in connections.all(initialized_only=True)
+        if conn.in_atomic_block or (conn.connection is not None and not conn.autocommit)
+    ]
+    if open_ones:
+        raise AssertionError(f"{item.nodeid} left a transaction open on {open_ones}")
+    return result
+
+
 # --- The second CI run: PostgreSQL and Redis must answer, or nothing runs. ---------------
 
 
