@@ -1476,29 +1476,20 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     return regions
 
 
-# What the GM's turn panel (gm.html#turn, turn_buttons.html) draws of the acting card,
-# besides its resources and its actions.
-TURN_SHOWS = (
-    "id",
-    "name",
-    "hidden",
-    "can_end_turn",
-    "can_hold",
-    "hold_ap",
-    "spent_now",
-    "can_seize",
-    "can_take_turn",
-    "carry",
-    "prepared",
-)
+# What the GM's turn panel (gm.html#turn) draws of the acting card itself: its heading.
+# Its resources, its turn's buttons, its actions and the reasons said once for those not
+# possible now are regions of their own (`panel_regions`).
+TURN_SHOWS = ("id", "name", "hidden")
 
 
 def turn_regions(ctx: dict[str, Any]) -> dict[str, Region]:
-    """The GM's turn panel as regions: the panel, the acting combatant's resources, each list
-    of its actions and each group's heading, compared as a seat's panel is (`panel_regions`):
-    spending sends the resources, an action that moves from one list to another is taken
-    from the one and put in the other, and an action that is allowed or refused as before is
-    not sent again."""
+    """The GM's turn panel as regions: the panel, the acting combatant's resources, its turn's
+    buttons, each list of its actions, each group's heading and the other reasons said once,
+    compared as a seat's panel is (`panel_regions`): spending sends the resources, an action
+    that moves from one list to another is taken from the one and put in the other, and an
+    action that is allowed or refused as before is not sent again. The panel itself is
+    compared by its heading and which lists it has, so it is sent whole when the turn
+    passes; the status it draws only while nobody acts."""
     card = ctx["turn_card"]
     if card is None:
         return {"turn": Region("turn", ctx, {"turn_card": None, "status": ctx["status"]})}
@@ -1506,9 +1497,9 @@ def turn_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     urls = {"post_url": ctx["post_url"], "preview_url": ctx["preview_url"]}
     inner = panel_regions(card, urls)
     lists = inner.pop(f"panel-{cid}").compared["card"]["lists"]
-    # What the panel draws around its regions: the name, the turn's buttons, the lists.
+    inner.pop(f"melee-{cid}", None)  # a seat's panel only
     shows = {k: card.get(k) for k in TURN_SHOWS}
-    compared = {"card": shows, "lists": lists, **urls, "status": ctx["status"]}
+    compared = {"card": shows, "lists": lists, **urls}
     regions = {"turn": Region("turn", ctx, compared)}
     for name, r in inner.items():
         regions[name] = replace(r, inside="turn")
@@ -1572,43 +1563,69 @@ def board_regions(
     return regions
 
 
-# What a panel's actions are drawn from beside the panel: its layout's own data.
-ACTION_KEYS = ("actions", "actions_now", "panel")
+# What a seat's panel (player.html#panel) draws of its card itself: its classes, its heading
+# and the plan it may cancel. Its resources (RESOURCES_SHOWS), its turn's buttons
+# (TURN_BUTTONS_SHOWS), its melee form (MELEE_SHOWS), its lists of actions and the reasons
+# said once for those not possible now are regions of their own (`panel_regions`).
+PANEL_SHOWS = ("id", "name", "side", "is_turn", "defeated", "plan")
+# What components/resources.html draws of a card.
+RESOURCES_SHOWS = (
+    *("id", "max_hp", "hp", "adjustable", "health_shown", "health", "resources", "effects"),
+    *("engaged", "carry", "prepared"),
+)
+# What the form that steps into melee (player.html#melee) draws.
+MELEE_SHOWS = ("id", "engage_choices")
+# What a seat's card carries that no part of its panel draws: the targets are in each
+# action's options, the rest in the order and the others' lines.
+PANEL_HIDES = (
+    *("side_label", "hp_pct", "hidden", "initiative", "initiative_bonus", "group", "held"),
+    *("seized", "targets", "actions", "actions_now", "panel"),
+)
 
 
 def panel_regions(card: dict[str, Any], urls: dict[str, str]) -> dict[str, Region]:
-    """One of the seat's combatants' panel, its resources, each list of its actions (those
-    possible now, each group's, those not possible now) and each group's heading as regions.
+    """One of the seat's combatants' panel, its resources, its turn's buttons, its melee
+    form, each list of its actions (those possible now, each group's, those not possible
+    now), each group's heading and the other reasons said once for those not possible now,
+    as regions.
 
-    The panel around them is compared by the rest of the card and by which lists it has;
-    each list by the actions it holds, each compared by all it shows (whether it can be
-    taken now, why not, its cost, options and targets); each heading by its count and the
-    reason it says. So what is left to spend changes the resources alone; an action that
-    moves from one list to another is taken from the one and put in the other (the
-    headings say the new counts), and an action allowed or refused for the same reason as
-    before is not sent again. Every list is there, empty or not, so the panel is sent whole
-    only when the catalogue or the reasons said apart change."""
+    The panel around them is compared by what it draws itself (PANEL_SHOWS) and by which
+    lists it has; each list by the actions it holds, each compared by all it shows
+    (whether it can be taken now, why not, its cost, options and targets); each heading by
+    its count and the reason it says. So what is left to spend changes the resources
+    alone; an action that moves from one list to another is taken from the one and put in
+    the other (the headings say the new counts), and an action allowed or refused for the
+    same reason as before is not sent again. Every list is there, empty or not, so the
+    panel is sent whole only when its heading, its plan or the catalogue change."""
     cid = card["id"]
     name = f"panel-{cid}"
-    rest = {k: v for k, v in card.items() if k not in ACTION_KEYS}
     layout = card.get("panel") or {}
     top, groups = layout.get("top", ()), layout.get("groups", ())
     blocked = layout.get("blocked", ())
     lists = {
         "groups": [[g["category"], g["label"]] for g in groups],
-        **{k: layout.get(k) for k in ("other_reasons", "filter")},
+        "filter": layout.get("filter"),
     }
     around = {
-        **rest,
-        "resources": None,
+        **{k: card.get(k) for k in PANEL_SHOWS},
         "lists": lists,
         # Without a layout, the actions are one list drawn with the panel.
         "actions": None if layout else card.get("actions"),
     }
+    post = {"post_url": urls["post_url"]}
     regions = {name: Region("panel", {"c": card, **urls}, {"card": around, **urls}, "panels")}
-    regions[f"resources-{cid}"] = Region("resources", {"c": rest}, None, name)
+    regions[f"resources-{cid}"] = Region(
+        "resources", {"c": {k: card.get(k) for k in RESOURCES_SHOWS}}, None, name
+    )
+    buttons = {k: card.get(k) for k in ("id", *TURN_BUTTONS_SHOWS)}
+    regions[f"buttons-{cid}"] = Region("turn_buttons", {"c": buttons, **post}, None, name)
+    melee = {k: card.get(k) for k in MELEE_SHOWS}
+    regions[f"melee-{cid}"] = Region("melee", {"c": melee, **post}, None, name)
     if not layout:
         return regions
+    ident = {"card": {"id": cid}}
+    reasons = {"other_reasons": layout.get("other_reasons"), **ident}
+    regions[f"reasons-action-{cid}"] = Region("reasons", reasons, None, name)
     # Every list is drawn, an empty one too (the page does not show it: app.css).
     boxes = [("now", top), *((g["category"], g["actions"]) for g in groups)]
     boxes.append(("blocked", blocked))
@@ -1621,7 +1638,6 @@ def panel_regions(card: dict[str, Any], urls: dict[str, str]) -> dict[str, Regio
             "shared_reason": layout.get("shared_reason"),
         }
     )
-    ident = {"card": {"id": cid}}
     for head in heads:
         model = {"label": "", "plannable": False, "shared_reason": "", **head, **ident}
         regions[f"head-action-{cid}-{head['box']}"] = Region("group_head", model, None, name)

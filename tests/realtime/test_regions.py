@@ -435,3 +435,37 @@ async def test_every_part_of_a_gm_card_is_drawn_by_one_part_of_its_row(table: Ta
             *("id", "name", "side", "initiative", "group", "is_turn", "defeated", "hidden"),
             "mine",
         }, card["row"]
+
+
+async def test_every_part_of_a_seats_card_is_drawn_by_one_part_of_its_panel(table: Table):
+    """A seat's panel is compared by what it draws itself; its resources, its turn's
+    buttons and its melee form are regions of their own, each drawn from the parts of the
+    card it shows. A new part of the card must be said to be drawn by one of them (or by
+    none), or a change to it would not reach the seat."""
+    await gm_command(table, type="start_combat")
+    enc = await database_sync_to_async(Encounter.objects.get)(pk=table.enc.pk)
+    ctx = await database_sync_to_async(screens.player_context)(enc, table.seat1)
+    placed = {
+        *screens.PANEL_SHOWS,
+        *screens.RESOURCES_SHOWS,
+        *screens.TURN_BUTTONS_SHOWS,
+        *screens.MELEE_SHOWS,
+        *screens.PANEL_HIDES,
+    }
+    for card in ctx["panels"]:
+        assert set(card) <= placed, set(card) - placed
+
+
+async def test_the_reasons_said_once_are_sent_without_the_panel_around_them(table: Table):
+    """Whose turn it is can be one of the reasons said once for the actions not possible
+    now; when only those reasons change, they are sent alone (`reasons-action-<id>`), not the
+    seat's panel or the GM's turn panel around them."""
+    card = {"id": "x", "name": "X", "panel": {"other_reasons": [{"n": 2, "text": "A"}]}}
+    urls = {"post_url": "command/", "preview_url": "preview/"}
+    before = screens.panel_regions(card, urls)
+    card["panel"]["other_reasons"] = [{"n": 2, "text": "B"}]
+    after = screens.panel_regions(card, urls)
+    changed = [
+        n for n, r in after.items() if screens.region_digest(r) != screens.region_digest(before[n])
+    ]
+    assert changed == ["reasons-action-x"], changed
