@@ -1352,11 +1352,10 @@ TURN_BUTTONS_SHOWS = (
 # What each part of a GM row draws of its combatant's card (components/gm_row.html and the
 # partials it includes), the view-model each is compared by. The row itself: its classes,
 # the initiative editor and the target button.
-ROW_SHOWS = (
-    *("id", "name", "side", "is_turn", "defeated", "hidden", "reacting", "pick"),
-    "initiative",
-)
-ROW_SHOWS_ORDER = ("acted", "can_up", "can_down", "up_tied", "down_tied")
+# Whether it has acted and a reaction it waits for are marked on its line (app.css draws
+# them on the whole row): a reaction window opening or closing sends the line alone.
+ROW_SHOWS = ("id", "name", "side", "is_turn", "defeated", "hidden", "pick", "initiative")
+ROW_SHOWS_ORDER = ("can_up", "can_down", "up_tied", "down_tied")
 # The line that opens the card (gm_row_line.html): marker, name, tags, resources, HP.
 LINE_SHOWS = (
     *("id", "name", "side", "side_label", "is_turn", "defeated", "hidden", "reacting"),
