@@ -351,6 +351,27 @@ def changed_regions(
     return [name for name in changed if not held_by_sent(name)]
 
 
+def drawn_items(
+    regions: dict[str, screens.Region], names: list[str], before_lists: dict[str, Any]
+) -> set[str]:
+    """The ids of the items that the lists sent among `names` draw (those put in or
+    redrawn, or all of a list sent whole): a region such an item draws too (`Region.item`)
+    is not sent apart."""
+    out: set[str] = set()
+    for name in names:
+        items = regions[name].items
+        if items is None or not items.moves:
+            continue
+        found = moved(before_lists.get(name), items.keys)
+        if found is None:
+            out.update(ident for ident, _ in items.keys)
+            continue
+        _, puts, changed = found
+        out.update(items.keys[n][0] for _, ns in puts for n in ns)
+        out.update(items.keys[n][0] for n in changed)
+    return out
+
+
 def render_changes(
     template: str,
     regions: dict[str, screens.Region],
@@ -384,9 +405,13 @@ def render_changes(
     if not isinstance(known, tuple):
         return whole()
     before, before_lists = known
+    names = changed_regions(regions, digests, before)
+    if any(regions[name].item is not None for name in names):
+        within = drawn_items(regions, names, before_lists)
+        names = [name for name in names if regions[name].item not in within]
     parts = [
         render_grown(template, regions[name], before_lists.get(name), digests[name], drawn)
-        for name in changed_regions(regions, digests, before)
+        for name in names
     ]
     sync = {"version": version, "prev_version": prev_version, "oob": True}
     parts.append(render_to_string(f"{template}#sync", sync))

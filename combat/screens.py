@@ -1213,6 +1213,9 @@ class Region:
     inside: str | None = None
     # A list that grows at the top (the log): its items, each an element of its own.
     items: Items | None = None
+    # The id of the list item that draws this region too (an action's form, its list of
+    # targets): not sent when the same frame draws that item (broadcast.drawn_items).
+    item: str | None = None
 
 
 @dataclass(frozen=True)
@@ -1494,7 +1497,7 @@ def turn_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         return {"turn": Region("turn", ctx, {"turn_card": None, "status": ctx["status"]})}
     cid = card["id"]
     urls = {"post_url": ctx["post_url"], "preview_url": ctx["preview_url"]}
-    inner = panel_regions(card, urls)
+    inner = panel_regions(card, urls, gm=True)
     lists = inner.pop(f"panel-{cid}").compared["card"]["lists"]
     inner.pop(f"melee-{cid}", None)  # a seat's panel only
     shows = {k: card.get(k) for k in TURN_SHOWS}
@@ -1582,7 +1585,39 @@ PANEL_HIDES = (
 )
 
 
-def panel_regions(card: dict[str, Any], urls: dict[str, str]) -> dict[str, Region]:
+# What components/action_form.html draws of an option, by its kind (besides its name in
+# the form, its label, its kind and whether it is required).
+FIELD_SHOWS: dict[str, tuple[str, ...]] = {
+    "target": ("default", "targets"),
+    "targets": ("targets",),
+    "choice": ("default", "choices"),
+    "int": ("default", "min", "max"),
+}
+FIELD_ALWAYS = ("field", "label", "kind", "required")
+
+
+def drawn_action(a: dict[str, Any], gm: bool) -> dict[str, Any]:
+    """An action's entry as its form (components/action_form.html) draws it on one screen:
+    without its category; its reason only when the form says it (refused, and not for a
+    reason said once for many); what only a player's form says (whether it can be planned
+    or taken as an Interrupt) left out of the GM's; each option with what its kind draws.
+    So a refusal reworded where it is not shown, or a target list in an option that draws
+    none, leaves the form as it was."""
+    out = {k: v for k, v in a.items() if k != "category"}
+    if a["allowed"] or a.get("shared"):
+        out["reason"] = ""
+    if gm:
+        out["plannable"] = out["interrupt"] = False
+    out["fields"] = [
+        {k: f.get(k) for k in (*FIELD_ALWAYS, *FIELD_SHOWS.get(f["kind"], ("default",)))}
+        for f in a.get("fields") or ()
+    ]
+    return out
+
+
+def panel_regions(
+    card: dict[str, Any], urls: dict[str, str], gm: bool = False
+) -> dict[str, Region]:
     """One of the seat's combatants' panel, its resources, its turn's buttons, its melee
     form, each list of its actions (those possible now, each group's, those not possible
     now), each group's heading and the other reasons said once for those not possible now,
@@ -1640,20 +1675,50 @@ def panel_regions(card: dict[str, Any], urls: dict[str, str]) -> dict[str, Regio
     for head in heads:
         model = {"label": "", "plannable": False, "shared_reason": "", **head, **ident}
         regions[f"head-action-{cid}-{head['box']}"] = Region("group_head", model, None, name)
-    for box, actions in boxes:
+    selects: dict[str, Region] = {}
+    for box, listed in boxes:
+        actions = [drawn_action(a, gm) for a in listed]
+        # The first action possible now answers the GM's keyboard shortcut (the GM's only).
         models = [
-            {"a": a, **ident, **urls, "first": box == "now" and n == 0}
+            {"a": a, **ident, **urls, "first": gm and box == "now" and n == 0}
             for n, a in enumerate(actions)
         ]
         keys = [
-            (f"action-{cid}-{a['key']}", item_digest(m))
+            (f"action-{cid}-{a['key']}", item_digest(without_targets(m)))
             for a, m in zip(actions, models, strict=True)
         ]
+        for a in actions:
+            for f in a["fields"]:
+                if f["kind"] in TARGET_KINDS:
+                    model = {"f": f, "a": {"key": a["key"]}, **ident}
+                    selects[f"targets-action-{cid}-{a['key']}-{f['field']}"] = Region(
+                        "target_select", model, None, name, item=f"action-{cid}-{a['key']}"
+                    )
         box_name = f"acts-action-{cid}-{box}"
         items = Items(box_name, "action", keys, models, moves=True)
         model = {"box": box, "box_actions": list(actions), **ident, **urls}
         regions[box_name] = Region("action_box", model, keys, name, items)
+    # After the lists: a form put in by the same frame is on the page before its targets.
+    regions.update(selects)
     return regions
+
+
+# The options whose list of targets is a region of its own (components/target_select.html).
+TARGET_KINDS = ("target", "targets")
+
+
+def without_targets(model: dict[str, Any]) -> dict[str, Any]:
+    """An action item's model as its fingerprint sees it: without the lists of targets of
+    its options and the target each has chosen beforehand, which are regions of their own
+    (a target in view, defeated or fallen sends those lists, not the forms)."""
+    a = model["a"]
+    fields = [
+        {k: v for k, v in f.items() if k not in ("targets", "default")}
+        if f["kind"] in TARGET_KINDS
+        else f
+        for f in a["fields"]
+    ]
+    return {**model, "a": {**a, "fields": fields}}
 
 
 def region_digest(region: Region) -> str:

@@ -8,7 +8,9 @@ spectators or to a seat, records its size and the size of that audience's whole 
 the same version (rendered beside it, not sent). It also says why containers (regions
 holding others: a seat's panel, the GM's turn panel, a GM row) changed, and so were sent
 whole: the keys of their `compared` that differ from the version before ("panel:
-card.is_turn"), counted by kind of region.
+card.is_turn"), counted by kind of region. And why single action items (a form in a list of
+actions) were redrawn: the keys of their model that differ from the version before
+("a.cost", "a.fields.default"), counted per audience.
 """
 
 from __future__ import annotations
@@ -45,6 +47,41 @@ def changed_keys(before: Any, now: Any, path: str = "") -> list[str]:
     return [path]
 
 
+def targets_change(before: list[dict[str, Any]], now: list[dict[str, Any]]) -> str:
+    """How a list of targets changed: who is in it, their order, or what it says of them."""
+    ids = [t["id"] for t in before], [t["id"] for t in now]
+    if set(ids[0]) != set(ids[1]):
+        return "(who)"
+    return "(order)" if ids[0] != ids[1] else "(names)"
+
+
+def item_changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """Which keys of an action item's model differ ("a.cost"); its options field by field
+    ("a.fields.targets"), when it has the same options as before."""
+    found = []
+    for k in dict.fromkeys([*before, *now]):
+        was, is_ = before.get(k), now.get(k)
+        if was == is_:
+            continue
+        if k != "a" or not isinstance(was, dict) or not isinstance(is_, dict):
+            found.append(k)
+            continue
+        for ak in dict.fromkeys([*was, *is_]):
+            x, y = was.get(ak), is_.get(ak)
+            if x == y:
+                continue
+            if ak != "fields" or [f["name"] for f in x] != [f["name"] for f in y]:
+                found.append(f"a.{ak}")
+                continue
+            for fx, fy in zip(x, y, strict=True):
+                found += [
+                    f"a.fields.{fk}{targets_change(fx[fk], fy[fk]) if fk == 'targets' else ''}"
+                    for fk in fx
+                    if fx.get(fk) != fy.get(fk)
+                ]
+    return found
+
+
 @pytest.mark.parametrize("ruleset", sorted(rulesets()))
 async def test_frame_bytes(ruleset: str, settings, monkeypatch) -> None:
     sizes: dict[str, dict[str, list[int]]] = {
@@ -59,6 +96,10 @@ async def test_frame_bytes(ruleset: str, settings, monkeypatch) -> None:
     # Each screen's containers' compared values by version, and why each changed.
     containers: dict[tuple[str, str, int], dict[str, Any]] = {}
     why: dict[str, Counter[str]] = {"gm": Counter(), "spectator": Counter(), "player": Counter()}
+    # Each screen's action items' models by version ((list, item id): model), and why each was
+    # redrawn (in the same list: one moved to another is taken away and put in, not redrawn).
+    acts: dict[tuple[str, str, int], dict[str, Any]] = {}
+    redrawn: dict[str, Counter[str]] = {a: Counter() for a in ("gm", "spectator", "player")}
 
     def measured(template, regions, whole, **kw):
         html = real(template, regions, whole, **kw)
@@ -73,6 +114,20 @@ async def test_frame_bytes(ruleset: str, settings, monkeypatch) -> None:
                 if name in before and before[name] != compared:
                     for key in changed_keys(before[name], compared):
                         why[audience][f"{kind_of(name)}: {key or 'all'}"] += 1
+        items = {
+            (name, ident): (digest, model)
+            for name, r in regions.items()
+            if r.items is not None and r.items.moves
+            for (ident, digest), model in zip(r.items.keys, r.items.models, strict=True)
+        }
+        acts[(*screen, version)] = items
+        was = acts.pop((*screen, prev), None) if prev is not None else None
+        if was is not None and version == prev + 1:
+            for ident, (digest, model) in items.items():
+                # Redrawn: its fingerprint changed (what it draws of its model).
+                if ident in was and was[ident][0] != digest:
+                    for key in item_changes(was[ident][1], model) or ["order"]:
+                        redrawn[audience][key] += 1
         got = sizes[audience]
         got["regions"].append(len(html.encode()))
         whole_html = whole()
@@ -99,4 +154,8 @@ async def test_frame_bytes(ruleset: str, settings, monkeypatch) -> None:
         print(
             f"{audience} frames {ruleset}, containers changed, by what: "
             + (", ".join(f"{k} {n}" for k, n in why[audience].most_common(8)) or "none")
+        )
+        print(
+            f"{audience} frames {ruleset}, action items redrawn, by what: "
+            + (", ".join(f"{k} {n}" for k, n in redrawn[audience].most_common(10)) or "none")
         )
