@@ -241,7 +241,21 @@ class Play:
         for p in self.people.everyone:
             lines = p.log.locator(f"li[data-seq='{self.seq}'] .text").filter(has_text=pattern)
             count = 1 if p in self.audience(about) else 0
-            expect(lines, f"{p.name}: log #{self.seq} {pattern.pattern}").to_have_count(count)
+            try:
+                expect(lines, f"{p.name}: log #{self.seq} {pattern.pattern}").to_have_count(count)
+            except AssertionError as failed:
+                # What the page showed instead: its version and the newest entries' words.
+                shown = p.page.evaluate(
+                    "() => [document.querySelector('#sync')?.dataset.version,"
+                    " [...document.querySelectorAll('#log li[data-seq]')].slice(0, 3)"
+                    ".map(li => li.dataset.seq + ': ' + li.innerText)]"
+                )
+                self.t.enc.refresh_from_db()
+                raise AssertionError(
+                    f"{failed}\n{p.name}'s page at version {shown[0]} (the encounter at "
+                    f"{self.t.enc.version}), its newest log entries: {shown[1]}, "
+                    f"{len(p.frames)} frames received"
+                ) from failed
 
     def expect_widgets(self, name: str) -> None:
         cid = self.cid(name)
