@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from .conftest import SCREENSHOTS
 from .test_board import MARGIN, PX, cell_point
+from .test_tap_move import ana_on_a_phone
 
 SIDE = 40
 
@@ -62,12 +63,8 @@ def no_sideways_scroll(person) -> None:
 
 
 def test_a_big_map_on_a_phone_opens_at_a_tappable_zoom_on_the_players_token(make_table, sit_down):
-    t = make_table("action_points")
-    big_map(t)
-    people = sit_down(t, phones=True)
+    t, people = ana_on_a_phone(make_table, sit_down, build=big_map)
     gm, p1, tv = people.gm, people.p1, people.spectator
-    gm.page.get_by_test_id("start-combat").click()
-    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
 
     # The first view: cells of a finger's size (at "Fit" they would be about 9 px), and
     # Ana's token in the box, on the screen. Only the box scrolls sideways.

@@ -8,16 +8,12 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from .test_board import cell_point
-from .test_tap_move import with_map
+from .test_tap_move import ana_on_a_phone
 
 
 def test_everyone_measures_between_two_cells(make_table, sit_down):
-    t = make_table("action_points")
-    with_map(t)  # 8 x 6, a wall down column C, diagonals 1-2-1
-    people = sit_down(t, phones=True)
+    t, people = ana_on_a_phone(make_table, sit_down)  # 8 x 6, a wall down C, 1-2-1
     gm, p1, spectator = people.gm, people.p1, people.spectator
-    gm.page.get_by_test_id("start-combat").click()
-    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
 
     # Ana's player, on her turn: "Measure", then A3 and D6 (three across, three
     # down: 3 + 1 for every second diagonal step).
@@ -80,12 +76,8 @@ def test_stopping_or_typing_midway_leaves_no_stale_prompt_or_mark(make_table, si
     "now tap the cell to measure to" and the first cell's mark (a tap now moves, not
     measures); typing the two cells in the form after one tap marks the two typed cells,
     and the next tap starts a new measure instead of finishing the abandoned one."""
-    t = make_table("action_points")
-    with_map(t)
-    people = sit_down(t, phones=True)
-    gm, p1 = people.gm, people.p1
-    gm.page.get_by_test_id("start-combat").click()
-    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
+    t, people = ana_on_a_phone(make_table, sit_down)
+    p1 = people.p1
     page = p1.page
     pick = page.get_by_test_id("measure-pick")
     out = page.get_by_test_id("measure-out")
@@ -137,12 +129,8 @@ def test_the_instruction_stays_when_the_gm_resizes_the_map_midway(make_table, si
     screen. A player who has tapped one cell, and a spectator who has just pressed
     "Measure", still read what to tap next (not an empty line under "Stop measuring"),
     and the player's next tap finishes the measure from the cell tapped before."""
-    t = make_table("action_points")
-    with_map(t)
-    people = sit_down(t, phones=True)
+    t, people = ana_on_a_phone(make_table, sit_down)
     gm, p1, spectator = people.gm, people.p1, people.spectator
-    gm.page.get_by_test_id("start-combat").click()
-    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
     page = p1.page
     pick = page.get_by_test_id("measure-pick")
     pick.scroll_into_view_if_needed()

@@ -39,6 +39,16 @@ def with_map(t) -> None:
         assert result.ok, result.refusal
 
 
+def ana_on_a_phone(make_table, sit_down, ruleset="action_points", build=with_map):
+    """A table with a map (`build`), both players on phones, combat started: Ana's turn."""
+    t = make_table(ruleset)
+    build(t)
+    people = sit_down(t, phones=True)
+    people.gm.page.get_by_test_id("start-combat").click()
+    expect(people.p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
+    return t, people
+
+
 def in_view(person, locator) -> None:
     box = locator.evaluate(
         "el => { const r = el.getBoundingClientRect();"
@@ -51,12 +61,8 @@ def in_view(person, locator) -> None:
 def test_the_player_taps_a_cell_reads_the_cost_and_taps_again_to_move(
     ruleset, make_table, sit_down
 ):
-    t = make_table(ruleset)
-    with_map(t)
-    people = sit_down(t, phones=True)
+    t, people = ana_on_a_phone(make_table, sit_down, ruleset)
     gm, p1 = people.gm, people.p1
-    gm.page.get_by_test_id("start-combat").click()
-    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
 
     svg = p1.page.get_by_test_id("board-svg")
     svg.scroll_into_view_if_needed()
