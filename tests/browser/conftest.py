@@ -580,7 +580,13 @@ def reveal(form: Any) -> None:
 
 
 def act(person: Person, cid: str, key: str, **options: Any) -> None:
-    """Open the action's group if it is collapsed, choose its options and press its button."""
+    """Open the action's group if it is collapsed, choose its options and press its button.
+
+    First the answers to the page's own posts are in, as a person sees the page settle
+    before choosing: an answer swapped in after the options were chosen draws the form
+    afresh, with its default target (none, for a required one: the button then sends
+    nothing, as happened to the GM's attack right after an End Turn under load)."""
+    person.wait_for_posts_answered()
     form = action_form(person, cid, key)
     reveal(form)
     for name, value in options.items():
