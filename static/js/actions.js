@@ -102,6 +102,8 @@
       if (!option) return;
       if (select.multiple) option.selected = true;
       else select.value = cid;
+      // The GM's choice, as if made in the list (static/js/choices.js keeps it across pushes).
+      select.dispatchEvent(new Event("vtt:chosen", { bubbles: true }));
     });
     showTarget();
     var announce = document.getElementById("announce");
