@@ -1269,6 +1269,40 @@ def log_region(
     return Region(name, {"log": lines}, keys, items=items)
 
 
+# What a card of the spectators' roster or a line of a seat's "Everyone else" draws itself;
+# whether it acts now (`turnflag-<id>`) and its resources (`resources-<id>`) are regions of
+# their own inside it.
+LINE_CARD_SHOWS = ("id", "name", "side", "side_label", "defeated")
+
+
+def line_regions(card: dict[str, Any], name: str, partial: str, inside: str) -> dict[str, Region]:
+    """A combatant's card on the spectators' roster (`roster-<id>`) or line in a seat's
+    "Everyone else" (`other-<id>`), with its "acting" tag and its resources apart: the turn
+    passing sends the tag, a blow the resources, neither the card around them."""
+    cid = card["id"]
+    return {
+        name: Region(partial, {"c": card}, {k: card.get(k) for k in LINE_CARD_SHOWS}, inside),
+        f"turnflag-{cid}": Region(
+            "turn_flag", {"c": {"id": cid, "is_turn": card.get("is_turn")}}, None, name
+        ),
+        f"resources-{cid}": Region(
+            "resources", {"c": {k: card.get(k) for k in RESOURCES_SHOWS}}, None, name
+        ),
+    }
+
+
+def order_regions(order: list[dict[str, Any]], urls: dict[str, Any]) -> dict[str, Region]:
+    """The players' and spectators' initiative order (components/order.html): a container
+    compared by which rows it holds, in which order; each row a region of its own
+    (`orderrow-<id>`), so the turn passing redraws the two rows it passes between."""
+    regions = {
+        "order": Region("order", {"order": order, **urls}, {"rows": [r["id"] for r in order]})
+    }
+    for r in order:
+        regions[f"orderrow-{r['id']}"] = Region("order_row", {"r": r, **urls}, None, "order")
+    return regions
+
+
 def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     """The spectators' screen as regions, by the id of their element on the page, built
     from `public_context` (what the public may see, nothing else).
@@ -1282,7 +1316,7 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         "spotlight": Region(
             "spotlight", {"status": status, "last_outcome": ctx["last_outcome"]}, None
         ),
-        "order": Region("order", {"order": ctx["order"]}, None),
+        **order_regions(ctx["order"], {}),
         "roster": Region(
             "roster",
             {"roster": ctx["roster"], "status": roster_end, "summary_url": ctx["summary_url"]},
@@ -1294,11 +1328,15 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         ),
     }
     for card in ctx["roster"]:
-        regions[f"roster-{card['id']}"] = Region("card", {"c": card}, None, inside="roster")
+        regions.update(line_regions(card, f"roster-{card['id']}", "card", "roster"))
     regions["log"] = log_region(ctx["log"])
     regions.update(board_regions(ctx["board"], {"measure_url": ctx["measure_url"]}))
     regions["announce-events"] = Region("announce", {"announce": ctx["announce"]}, None)
     return regions
+
+
+# What the GM's flow buttons (gm.html#flow) draw of the status.
+FLOW_SHOWS = ("phase", "round", "turn", "turn_name")
 
 
 def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
@@ -1316,14 +1354,22 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
 
     regions = {
         "status": part("status", "status", "version"),
-        "controls": part(
+        # The flow's buttons and the tools are regions of their own inside it.
+        "controls": Region("controls", ctx, {}),
+        "flow": Region(
+            "flow",
+            ctx,
+            {
+                "status": {k: ctx["status"].get(k) for k in FLOW_SHOWS},
+                **{k: ctx.get(k) for k in ("has_combatants", "can_undo", "post_url")},
+            },
             "controls",
-            "status",
-            "has_combatants",
-            "can_undo",
-            "settings",
-            "custom_actions",
-            "currency",
+        ),
+        "tools": Region(
+            "tools",
+            ctx,
+            {k: ctx.get(k) for k in ("settings", "custom_actions", "currency", "post_url")},
+            "controls",
         ),
         "order": Region("order", ctx, {"rows": [c["id"] for c in ctx["combatants"]]}),
         "reactions": part("reactions", "pending"),
@@ -1447,7 +1493,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         "status": Region("status", {"status": status}, None),
         "turn-alert": Region("alert", alert, None),
         "notice": Region("notice", {"notice": ctx["notice"]}, None),
-        "order": Region("order", {"order": ctx["order"], "post_url": ctx["post_url"]}, None),
+        **order_regions(ctx["order"], {"post_url": ctx["post_url"]}),
         "reactions": Region("reactions", {"pending": pending, "post_url": ctx["post_url"]}, None),
         "panels": Region(
             "panels", {"panels": panels, **urls}, {"panels": [c["id"] for c in panels]}
@@ -1469,7 +1515,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
         },
     )
     for card in others:
-        regions[f"other-{card['id']}"] = Region("other", {"c": card}, None, inside="others")
+        regions.update(line_regions(card, f"other-{card['id']}", "other", "others"))
     regions["log"] = log_region(ctx["log"])
     regions.update(
         board_regions(ctx["board"], {k: ctx[k] for k in ("post_url", "move_url", "measure_url")})

@@ -15,7 +15,7 @@ from .conftest import Table, gm_socket, player_socket, spectator_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TIMEOUT = 3
+TIMEOUT = 10  # a bound, not a wait: a whole console is rendered first, slowly under load
 
 
 async def open_all(t: Table) -> dict:

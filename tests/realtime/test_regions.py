@@ -34,7 +34,7 @@ from .conftest import HIDDEN, Table, gm_socket, player_socket, spectator_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TIMEOUT = 3
+TIMEOUT = 10  # a bound, not a wait: a whole console is rendered first, slowly under load
 
 
 async def gm_command(t: Table, **command) -> None:
@@ -86,13 +86,15 @@ async def test_damage_to_one_combatant_sends_that_card_not_the_rest(table: Table
 
     await gm_command(table, type="damage", actor=table.goblin, amount=3)
     sent = await regions_pushed(table, comm)
-    # The Goblin's card (Unhurt to Hurt) and the log's new line put at the top of the
-    # list, and nothing else drawn again: not the order, the map, the roster around the
-    # cards, Ana's or Bram's card, nor the log around its lines.
-    assert f"roster-{table.goblin}" in sent and "log-list" in sent, sent
-    allowed = {f"roster-{table.goblin}", "log-list", "announce-events", "spotlight", "status"}
+    # The health on the Goblin's card (Unhurt to Hurt) and the log's new line put at the
+    # top of the list, and nothing else drawn again: not the order, the map, the roster
+    # around the cards, the Goblin's card around its health, Ana's or Bram's card, nor the
+    # log around its lines.
+    assert f"resources-{table.goblin}" in sent and "log-list" in sent, sent
+    allowed = {f"resources-{table.goblin}", "log-list", "announce-events", "spotlight", "status"}
     assert set(sent) <= allowed | {"sync"}, sent
     for absent in (
+        f"roster-{table.goblin}",
         "order",
         "board",
         "roster",
@@ -147,12 +149,13 @@ async def test_a_blow_to_someone_else_sends_the_seat_that_line_not_its_action_pa
 
     await gm_command(table, type="damage", actor=table.goblin, amount=3)
     sent = await regions_pushed(table, comm, table.seat2)
-    # The Goblin's line (Unhurt to Hurt), and the new line at the top of the log and of
-    # the latest lines; Bram's panel, the order, the map, the lists around their lines and
-    # Ana's line are not drawn again.
-    assert {f"other-{table.goblin}", "log-list", "recent-list"} <= set(sent), sent
+    # The health on the Goblin's line (Unhurt to Hurt), and the new line at the top of the
+    # log and of the latest lines; Bram's panel, the order, the map, the lists around their
+    # lines, the Goblin's line around its health and Ana's line are not drawn again.
+    assert {f"resources-{table.goblin}", "log-list", "recent-list"} <= set(sent), sent
     for absent in (f"panel-{table.bram}", "panels", "order", "board", "others", "log", "recent"):
         assert absent not in sent, (absent, sent)
+    assert f"other-{table.goblin}" not in sent, sent
     assert f"other-{table.ana}" not in sent and "turn-alert" not in sent, sent
     await comm.disconnect()
 
@@ -191,8 +194,10 @@ async def test_the_turn_passing_between_two_others_sends_a_waiting_seat_nothing_
     sent = await regions_pushed(table, comm, table.seat1)
     # Ana waits before and after, refused her actions in the same words ("Not Ana's
     # turn"): whose turn it is instead is not written on her panel, so neither the panel
-    # nor any of its actions is drawn again (the order and the status are).
-    assert "order" in sent, sent
+    # nor any of its actions is drawn again (the status is, and the two rows of the order
+    # the turn passes between: not the whole order).
+    assert {f"orderrow-{table.bram}", f"orderrow-{table.goblin}"} <= set(sent), sent
+    assert "order" not in sent and f"orderrow-{table.ana}" not in sent, sent
     mine = [i for i in sent if i.endswith(table.ana) or f"-{table.ana}-" in i]
     assert mine == [], sent
     await comm.disconnect()
@@ -341,6 +346,26 @@ async def test_a_blow_sends_the_gm_the_struck_row_not_the_whole_list(table: Tabl
     await gm_command(table, type="end_turn", actor=table.ana)
     sent = await gm_regions_pushed(table, comm)
     assert {f"combatant-{table.ana}", f"combatant-{table.bram}", "turn"} <= set(sent), sent
+    await comm.disconnect()
+
+
+async def test_the_turn_passing_sends_the_gm_its_flow_buttons_not_the_tools(table: Table):
+    comm = gm_socket(table)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_from(timeout=TIMEOUT)
+    await gm_command(table, type="start_combat")
+    await gm_regions_pushed(table, comm)
+
+    # "Advance turn (end Bram's)" is redrawn; the dice, settings and custom actions are not.
+    await gm_command(table, type="end_turn", actor=table.ana)
+    sent = await gm_regions_pushed(table, comm)
+    assert "flow" in sent and "controls" not in sent and "tools" not in sent, sent
+
+    # A setting changed redraws the tools alone.
+    await gm_command(table, type="add_custom_action", name="Rally", cost=1)
+    sent = await gm_regions_pushed(table, comm)
+    assert "tools" in sent and "flow" not in sent and "controls" not in sent, sent
     await comm.disconnect()
 
 

@@ -16,7 +16,7 @@ from .conftest import HIDDEN, Table, gm_socket, player_socket, socket, spectator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TIMEOUT = 3
+TIMEOUT = 10  # a bound, not a wait: a whole console is rendered first, slowly under load
 
 
 def version_of(frame: str) -> int:
