@@ -361,9 +361,7 @@ async def test_a_change_of_turn_sends_the_gm_two_lines_not_two_rows(table: Table
     await gm_command(table, type="end_turn", actor=table.ana)  # Bram's turn now
     after = await database_sync_to_async(picks)()
     views = [
-        f
-        for f in await pushed_so_far(comm, broadcast.group_name(table.enc.pk, "gm"))
-        if is_view(f)
+        f for f in await pushed_so_far(comm, broadcast.group_name(table.enc.pk, "gm")) if is_view(f)
     ]
     assert len(views) == 1, views
     sent = dict(fragments(views[0])[0])
