@@ -1345,9 +1345,9 @@ def gm_regions(ctx: dict[str, Any]) -> dict[str, Region]:
 
     Every region is drawn from the console's view-model and compared by the part of it
     that region shows. The initiative list is a container compared by which rows it
-    holds; each row is a region of its own (`combatant-<id>`), and so are its line, its card
-    and its "Act as" list (`row_regions`), so a blow redraws the struck combatant's line and
-    nothing else of the list."""
+    holds; each row is a region of its own (`combatant-<id>`), and so are its line, its
+    "Target" button, its card and its "Act as" list (`row_regions`), so a blow redraws the
+    struck combatant's line and nothing else of the list."""
 
     def part(partial: str, *shows: str) -> Region:
         return Region(partial, ctx, {k: ctx.get(k) for k in shows})
@@ -1399,12 +1399,16 @@ TURN_BUTTONS_SHOWS = (
 
 
 # What each part of a GM row draws of its combatant's card (components/gm_row.html and the
-# partials it includes), the view-model each is compared by. The row itself: its classes,
-# the initiative editor and the target button.
-# Whether it has acted and a reaction it waits for are marked on its line (app.css draws
-# them on the whole row): a reaction window opening or closing sends the line alone.
-ROW_SHOWS = ("id", "name", "side", "is_turn", "defeated", "hidden", "pick", "initiative")
+# partials it includes), the view-model each is compared by. The row itself: its classes
+# and the initiative editor.
+# Whether it acts, has acted and a reaction it waits for are marked on its line (app.css
+# draws them on the whole row): a change of turn sends the two lines alone (not the rows,
+# nor the cards in them), and so does a reaction window opening or closing.
+ROW_SHOWS = ("id", "name", "side", "defeated", "hidden", "initiative")
 ROW_SHOWS_ORDER = ("can_up", "can_down", "up_tied", "down_tied")
+# The row's "Target" button (gm_pick.html), while someone acts who may target it: a region
+# of its own, so a change of who can be targeted sends those buttons alone.
+PICK_SHOWS = ("id", "name", "pick")
 # The line that opens the card (gm_row_line.html): marker, name, tags, resources, HP.
 LINE_SHOWS = (
     *("id", "name", "side", "side_label", "is_turn", "defeated", "hidden", "reacting"),
@@ -1427,10 +1431,11 @@ ROW_HIDES = ("actions", "panel", "targets", "initiative_bonus", "row", "held", "
 
 def row_regions(ctx: dict[str, Any], card: dict[str, Any]) -> dict[str, Region]:
     """A GM row as regions: the row (`combatant-<id>`), the line that opens its card
-    (`rowline-<id>`), the card (`gmcard-<id>`) and its "Act as" list (`actas-<id>`), each
-    compared by what it draws (`row_shows`). A blow sends the line alone (and the card when
-    the players see another band of health); an action becoming possible or not sends the
-    "Act as" list alone."""
+    (`rowline-<id>`), its "Target" button (`pick-<id>`), the card (`gmcard-<id>`) and its
+    "Act as" list (`actas-<id>`), each compared by what it draws (`row_shows`). A blow sends
+    the line alone (and the card when the players see another band of health); a change of
+    turn sends the lines of who acted and who acts (and the "Target" buttons that come and
+    go); an action becoming possible or not sends the "Act as" list alone."""
     cid = card["id"]
     model = {**ctx, "c": card}
     shows = row_shows(card, ctx)
@@ -1438,6 +1443,7 @@ def row_regions(ctx: dict[str, Any], card: dict[str, Any]) -> dict[str, Region]:
     return {
         row: Region("gm_row", model, shows["row"], inside="order"),
         line: Region("gm_row_line", model, shows["line"], inside=row),
+        f"pick-{cid}": Region("gm_pick", model, shows["pick"], inside=row),
         body: Region("gm_card", model, shows["card"], inside=row),
         f"actas-{cid}": Region("gm_actas", model, shows["actas"], inside=row),
     }
@@ -1445,7 +1451,8 @@ def row_regions(ctx: dict[str, Any], card: dict[str, Any]) -> dict[str, Region]:
 
 def row_shows(card: dict[str, Any], ctx: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """What each part of a GM row draws of its combatant's card and of the console (its
-    forms' addresses): the row, its line, its card and the card's "Act as" list. The actions
+    forms' addresses): the row, its line, its "Target" button, its card and the card's "Act
+    as" list. The actions
     possible now are drawn only off-turn (on its turn they are in the turn panel)."""
     order = card["row"]
     actas = {k: card.get(k) for k in ACTAS_SHOWS}
@@ -1463,6 +1470,7 @@ def row_shows(card: dict[str, Any], ctx: dict[str, Any]) -> dict[str, dict[str, 
             **{k: card.get(k) for k in LINE_SHOWS},
             **{k: order.get(k) for k in LINE_SHOWS_ORDER},
         },
+        "pick": {k: card.get(k) for k in PICK_SHOWS},
         "card": {**{k: card.get(k) for k in CARD_SHOWS}, **health, **urls},
         "actas": {**actas, **urls, "preview_url": ctx.get("preview_url")},
     }

@@ -408,7 +408,8 @@
     } else if (key === "k" || key === "K") {
       step(-1);
     } else if (key === "t" || key === "T") {
-      focusCard(document.querySelector("#combatants > .combatant.is-turn"));
+      // The turn is marked on the row's line (gm_row_line.html).
+      focusCard(document.querySelector("#combatants > .combatant:has(> .gm-card > .gm-row.is-turn)"));
     } else if (key === "g" || key === "G") {
       // The focused row's combatant becomes the acting combatant's target (its Target button).
       var row = e.target.closest && e.target.closest("#combatants > .combatant");

@@ -280,6 +280,20 @@ class Person:
     def order_row(self, cid: str):
         return self.page.locator(f"#order [data-testid='order-{cid}']")
 
+    def turn_mark(self, cid: str):
+        """What says that a combatant acts (`aria-current="step"`): its row of the order, on
+        the GM's console that row's line (which app.css draws on the whole row)."""
+        if self.role == "gm":
+            return self.page.locator(f"#order #rowline-{cid}")
+        return self.order_row(cid)
+
+    @property
+    def acting_row(self):
+        """The row of the order marked as acting, whichever element of it carries the mark."""
+        return self.page.locator(
+            "#order [data-combatant]:is([aria-current='step'], :has([aria-current='step']))"
+        )
+
     @property
     def log(self):
         return self.page.locator("#log")

@@ -48,7 +48,7 @@ def fight(make_table, sit_down):
     t = make_table("action_points")
     people = sit_down(t)
     people.gm.page.get_by_test_id("start-combat").click()
-    expect(people.p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(people.p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     return t, people
 
 
@@ -164,7 +164,7 @@ def test_a_server_error_offers_send_again(fight):
     expect(failed).to_contain_text("error 503")
     gm.page.unroute("**/command/")
     failed.get_by_test_id("send-again").click()
-    expect(people.p1.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    expect(people.p1.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
     gm.wait_for_posts_answered()
     assert LogEntry.objects.filter(encounter_id=t.enc.pk, command__type="end_turn").count() == 1
     assert "form_key=" in calls[0]  # the key the second send carried too

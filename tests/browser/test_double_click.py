@@ -72,7 +72,7 @@ def test_double_click_counts_once(ruleset, make_table, sit_down):
 
     # Start combat, double-clicked: one start.
     gm.page.get_by_test_id("start-combat").dblclick()
-    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     settle([gm])
     assert commands(t, "start_combat") == 1
 
@@ -88,7 +88,7 @@ def test_double_click_counts_once(ruleset, make_table, sit_down):
 
     # End turn, double-clicked by the GM: Ana's turn ends, and only hers.
     gm.page.locator("#turn").get_by_test_id(f"end-turn-{t.ana}").dblclick()
-    expect(p1.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
     settle([gm])
     assert commands(t, "end_turn") == 1
     assert t.state()["turn"] == t.bram
@@ -106,7 +106,7 @@ def test_rapid_triple_tap_on_a_phone_counts_once(ruleset, make_table, sit_down, 
     action, pool = REPEATABLE[ruleset]
 
     triple_tap(gm, gm.page.get_by_test_id("start-combat"))
-    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     settle([gm])
     assert commands(t, "start_combat") == 1
 
@@ -120,7 +120,7 @@ def test_rapid_triple_tap_on_a_phone_counts_once(ruleset, make_table, sit_down, 
 
     end = p1.page.locator(f"#panel-{t.ana}").get_by_test_id(f"end-turn-{t.ana}")
     triple_tap(p1, end)
-    expect(p1.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
     settle([p1, gm])
     assert commands(t, "end_turn") == 1
     assert t.state()["turn"] == t.bram
@@ -138,7 +138,7 @@ def test_the_button_is_busy_while_its_post_is_on_its_way(make_table, sit_down, t
     people = sit_down(t)
     gm, p1 = people.gm, people.p1
     gm.page.get_by_test_id("start-combat").click()
-    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
 
     held = []
 
@@ -179,7 +179,7 @@ def test_a_repeated_tap_never_presses_another_button_the_page_moved_under_it(mak
     )
     gm, p1 = people.gm, people.p1
     gm.page.get_by_test_id("start-combat").click()
-    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     first = action_form(p1, t.ana, "defensive_stance")
     other = action_form(p1, t.ana, "move")
     button = first.get_by_test_id(f"action-button-{t.ana}-defensive_stance")

@@ -74,7 +74,7 @@ def test_ten_combatants_and_the_turn_fit_a_laptop_screen(
     with console(browser, live_server_url, t) as gm:
         page = gm.page
         page.get_by_test_id("start-combat").click()
-        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{ruleset}-started.png"))
 
@@ -169,10 +169,10 @@ def test_what_waits_for_the_gm_stays_pinned_on_a_wide_screen(make_table, browser
     with console(browser, live_server_url, t, WIDE) as gm:
         page = gm.page
         page.get_by_test_id("start-combat").click()
-        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
         for who in (t.bram, t.goblin):
             page.get_by_test_id("advance-turn").click()
-            expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
+            expect(gm.turn_mark(who)).to_have_attribute("aria-current", "step")
         # The log is beside the list, on the first screen.
         log_box = gm.log.bounding_box()
         list_box = page.get_by_test_id("order").bounding_box()
@@ -209,7 +209,7 @@ def goblins_turn(gm, t) -> Any:
     gm.page.get_by_test_id("start-combat").click()
     for who in (t.bram, t.goblin):
         gm.page.get_by_test_id("advance-turn").click()
-        expect(gm.order_row(who)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(who)).to_have_attribute("aria-current", "step")
     return gm.page.get_by_test_id("turn-panel")
 
 
@@ -256,7 +256,7 @@ def test_an_npc_turn_is_three_clicks(ruleset, make_table, browser, live_server_u
             expect(ask.get_by_role("paragraph")).to_have_text("End turn: hold 1 AP for Interrupts?")
             expect(ask.get_by_test_id(f"hold-{t.goblin}")).to_have_text("Hold 1 AP")
         turn.get_by_test_id(f"end-turn-{t.goblin}").click()
-        expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(t.troll)).to_have_attribute("aria-current", "step")
         gm.assert_no_errors()
 
 
@@ -285,7 +285,7 @@ def test_an_npc_turn_by_keys_alone(make_table, browser, live_server_url):
         # (static/js/posts.js) of the last advance, as a person's second press would.
         expect(page.get_by_test_id("advance-turn")).to_be_enabled()
         page.keyboard.press("n")
-        expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(t.troll)).to_have_attribute("aria-current", "step")
         page.keyboard.press("?")
         shortcuts = page.locator("#shortcuts")
         expect(shortcuts).to_contain_text("Make the focused combatant the target")
@@ -301,7 +301,7 @@ def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser,
     with console(browser, live_server_url, t) as gm:
         page = gm.page
         page.get_by_test_id("start-combat").click()
-        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
         turn = page.get_by_test_id("turn-panel")
         expect(turn.get_by_test_id(f"hold-ask-{t.ana}")).to_have_count(0)
         expect(turn.get_by_test_id(f"end-turn-{t.ana}")).to_have_text("End turn")
@@ -309,7 +309,7 @@ def test_holding_the_ap_left_is_asked_when_a_pass_turn_ends(make_table, browser,
         ask = turn.get_by_test_id(f"hold-ask-{t.ana}")
         expect(ask.get_by_role("paragraph")).to_have_text("End turn: hold 2 AP for Interrupts?")
         ask.get_by_test_id(f"hold-{t.ana}").click()
-        expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
         expect(gm.order_row(t.ana).locator(".tag", has_text="holding")).to_be_visible()
         expect(gm.log).to_contain_text("Ana holds: 2 AP kept for Interrupts only")
         gm.assert_no_errors()

@@ -51,7 +51,7 @@ def test_hidden_npc_never_reaches_players_or_spectators(make_table, sit_down):
     assert_unseen(watchers, t.troll, "on arrival")
 
     gm.page.get_by_test_id("start-combat").click()
-    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     act(p1, t.ana, "basic_attack", target=t.goblin)
     expect(spectator.hp(t.goblin)).to_have_text(f"HP {HP - 1} of {HP}")
     # Ana's choice of targets never offered the Troll.
@@ -59,13 +59,13 @@ def test_hidden_npc_never_reaches_players_or_spectators(make_table, sit_down):
     expect(options.filter(has_text="Goblin").first).to_be_attached()
     expect(options.filter(has_text=HIDDEN)).to_have_count(0)
     end_turn(p1, t.ana)
-    expect(p2.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    expect(p2.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
     end_turn(p2, t.bram)
-    expect(gm.order_row(t.goblin)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.goblin)).to_have_attribute("aria-current", "step")
     gm.page.get_by_test_id("advance-turn").click()
 
     # The Troll's own turn: the GM sees it; the others are told to wait, and see no name.
-    expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.troll)).to_have_attribute("aria-current", "step")
     expect(gm.page.locator("#turn h2")).to_contain_text(f"{HIDDEN}'s turn")
     for p in watchers:
         expect(p.status.get_by_test_id("turn"), p.name).to_have_text("Waiting for the GM…")
@@ -84,7 +84,7 @@ def test_hidden_npc_never_reaches_players_or_spectators(make_table, sit_down):
     gm.page.get_by_test_id("advance-turn").click()
     for p in people.everyone:
         expect(p.status.get_by_test_id("round"), p.name).to_have_text("Round 2")
-        expect(p.order_row(t.ana), p.name).to_have_attribute("aria-current", "step")
+        expect(p.turn_mark(t.ana), p.name).to_have_attribute("aria-current", "step")
     assert_unseen(watchers, t.troll, "after the Troll's turn")
 
     # Player 1's page, a socket frame and the spectator have all seen plenty by now.

@@ -34,14 +34,14 @@ def test_opportunity_attack_is_offered_to_the_right_player(make_table, sit_down)
 
     gm.page.get_by_test_id("start-combat").click()
     seq += 1
-    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     end_turn(p1, t.ana)
     seq += 1
-    expect(p2.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    expect(p2.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
     end_turn(p2, t.bram)
     seq += 1
     for p in people.everyone:
-        expect(p.order_row(t.goblin), p.name).to_have_attribute("aria-current", "step")
+        expect(p.turn_mark(t.goblin), p.name).to_have_attribute("aria-current", "step")
 
     # The GM puts the Goblin in melee with Ana.
     open_card(gm, t.goblin)
@@ -108,7 +108,7 @@ def test_opportunity_attack_is_offered_to_the_right_player(make_table, sit_down)
 
     # The Goblin's turn goes on: the GM advances to the hidden Troll's.
     gm.page.get_by_test_id("advance-turn").click()
-    expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.troll)).to_have_attribute("aria-current", "step")
     for p in people.not_gm:
         expect(p.status.get_by_test_id("turn"), p.name).to_have_text("Waiting for the GM…")
 

@@ -68,7 +68,7 @@ def test_leaving_reach_on_the_map_asks_the_enemys_player_on_a_phone(ruleset, mak
     end_turn(p1, t.ana)
     expect(p2.page.get_by_test_id(f"your-turn-{t.bram}")).to_be_visible()
     end_turn(p2, t.bram)
-    expect(gm.order_row(t.goblin)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.goblin)).to_have_attribute("aria-current", "step")
 
     # The GM taps a cell for the acting Goblin, reads the path's price, and taps again.
     token = gm.page.get_by_test_id(f"token-{t.goblin}")

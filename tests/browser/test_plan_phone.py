@@ -18,7 +18,7 @@ def test_a_planned_attack_is_taken_when_the_turn_starts(make_table, sit_down):
     people = sit_down(t, phones=True)
     gm, p2 = people.gm, people.p2
     gm.page.get_by_test_id("start-combat").click()
-    expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
 
     form = action_form(p2, t.bram, "basic_attack")
     expect(form).to_have_count(1)
@@ -41,7 +41,7 @@ def test_a_planned_attack_is_taken_when_the_turn_starts(make_table, sit_down):
             assert not found, f"{person.role} {scheme}:\n" + "\n".join(found)
 
     end_turn(gm, t.ana)
-    expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
     expect(gm.log).to_contain_text("Bram takes the planned Basic Attack.")
     expect(gm.order_row(t.bram).get_by_test_id(f"planned-{t.bram}")).to_have_count(0)
     expect(p2.page.locator("body")).to_contain_text("Bram takes the planned Basic Attack.")

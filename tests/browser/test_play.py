@@ -276,7 +276,7 @@ class Play:
         )
         cid = self.cid(name)
         for p in self.people.everyone:
-            current = p.page.locator("#order [aria-current='step']")
+            current = p.acting_row
             round_text = f"Round {round_no}{where}"
             expect(p.status.get_by_test_id("round"), p.name).to_have_text(round_text)
             if p in self.audience(name):

@@ -29,7 +29,7 @@ def start(sit_down, t):
     """Everyone sits down; the GM starts combat: Ana's turn."""
     people = sit_down(t)
     people.gm.page.get_by_test_id("start-combat").click()
-    expect(people.gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(people.gm.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     return people
 
 
@@ -52,10 +52,10 @@ def test_healing_a_defeated_goblin_brings_it_back(make_table, sit_down):
     expect(card.locator(".tag.warn")).to_have_count(0)
     # Its place (after Ana and Bram) is still to come this round: it takes its turn there.
     gm.page.get_by_test_id("advance-turn").click()
-    expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
     gm.page.get_by_test_id("advance-turn").click()
     for p in people.everyone:
-        expect(p.order_row(t.goblin), p.name).to_have_attribute("aria-current", "step")
+        expect(p.turn_mark(t.goblin), p.name).to_have_attribute("aria-current", "step")
         p.assert_no_errors()
 
 
@@ -77,9 +77,9 @@ def test_ladder_defender_chooses_dodge_parry_or_block(make_table, sit_down):
     people = start(sit_down, t)
     gm, p1 = people.gm, people.p1
     gm.page.get_by_test_id("advance-turn").click()
-    expect(gm.order_row(t.bram)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.bram)).to_have_attribute("aria-current", "step")
     gm.page.get_by_test_id("advance-turn").click()
-    expect(gm.order_row(t.goblin)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.goblin)).to_have_attribute("aria-current", "step")
     act(gm, t.goblin, "attack", target=t.ana)
     window = p1.page.locator(f"#reactions [data-reactor='{t.ana}']")
     expect(window).to_have_count(1)

@@ -121,9 +121,9 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
         ana = player.page.locator("#panels [data-combatant]").first.get_attribute("data-combatant")
         assert ana
         for _ in range(6):
-            if gm.page.locator(f"#order [data-combatant='{ana}'][aria-current='step']").count():
+            if gm.page.locator(f"#order #rowline-{ana}[aria-current='step']").count():
                 break
-            turn = gm.page.locator("#order [aria-current='step']")
+            turn = gm.acting_row
             cid = turn.get_attribute("data-combatant")
             attack = gm.page.locator(f"#turn [data-testid='action-button-{cid}-basic_attack']")
             if turn.locator(".tag.side-npc").count():
@@ -135,13 +135,9 @@ def test_screenshots_for_the_readme(browser, live_server_url, transactional_db):
                 attack.click()
                 expect(gm.page.get_by_test_id("refusal")).to_have_count(0)
             gm.page.get_by_test_id("advance-turn").click()
-            expect(gm.page.locator(f"#order [data-combatant='{cid}']")).not_to_have_attribute(
-                "aria-current", "step"
-            )
+            expect(gm.turn_mark(cid)).not_to_have_attribute("aria-current", "step")
         for p in people:
-            expect(p.page.locator(f"#order [data-combatant='{ana}']"), p.name).to_have_attribute(
-                "aria-current", "step"
-            )
+            expect(p.turn_mark(ana), p.name).to_have_attribute("aria-current", "step")
 
         # Ana's player: an Empowered Attack on the Ogre, +1 to hit (2 AP of 3).
         form = player.page.get_by_test_id(f"action-{ana}-empowered_attack")

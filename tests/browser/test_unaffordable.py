@@ -99,7 +99,7 @@ def test_unaffordable_action_is_disabled_with_its_reason(ruleset, make_table, si
     mine = f"#panel-{t.ana}"
 
     gm.page.get_by_test_id("start-combat").click()
-    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     for key in [*case.out_of_reach, *case.still_fine]:
         assert_allowed(p1, mine, t.ana, key)
         assert_allowed(gm, "#turn", t.ana, key)

@@ -93,9 +93,9 @@ def round_to_the_troll(people: People, t: Table) -> None:
     end_turn(p1, t.ana)
     expect(p2.page.get_by_test_id(f"your-turn-{t.bram}")).to_be_visible()
     end_turn(p2, t.bram)
-    expect(gm.order_row(t.goblin)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.goblin)).to_have_attribute("aria-current", "step")
     gm.page.get_by_test_id("advance-turn").click()
-    expect(gm.order_row(t.troll)).to_have_attribute("aria-current", "step")
+    expect(gm.turn_mark(t.troll)).to_have_attribute("aria-current", "step")
     for p in people.not_gm:
         expect(p.status.get_by_test_id("turn"), p.name).to_have_text("Waiting for the GM…")
 

@@ -342,10 +342,50 @@ async def test_a_blow_sends_the_gm_the_struck_row_not_the_whole_list(table: Tabl
     assert f"rowline-{table.goblin}" in sent, sent
     assert f"gmcard-{table.goblin}" not in sent and f"combatant-{table.goblin}" not in sent, sent
 
-    # The turn passing redraws the row that loses the turn and the row that gets it.
-    await gm_command(table, type="end_turn", actor=table.ana)
-    sent = await gm_regions_pushed(table, comm)
-    assert {f"combatant-{table.ana}", f"combatant-{table.bram}", "turn"} <= set(sent), sent
+    await comm.disconnect()
+
+
+async def test_a_change_of_turn_sends_the_gm_two_lines_not_two_rows(table: Table):
+    """Whose turn it is is marked on a GM row's line (app.css draws it on the whole row),
+    and the "Target" button on a row is a region of its own: a change of turn sends the
+    lines of who acted and who acts, and the "Target" buttons that come or go, not the rows
+    around them (their initiative editor, their cards)."""
+    comm = gm_socket(table)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_from(timeout=TIMEOUT)
+    await gm_command(table, type="start_combat")
+    first = await gm_regions_pushed(table, comm)
+    assert "order" in first  # nothing to compare with yet: the whole console
+
+    def picks() -> dict[str, bool]:
+        enc = Encounter.objects.get(pk=table.enc.pk)
+        return {c["id"]: c["pick"] for c in screens.gm_context(enc)["combatants"]}
+
+    before = await database_sync_to_async(picks)()
+    await gm_command(table, type="end_turn", actor=table.ana)  # Bram's turn now
+    after = await database_sync_to_async(picks)()
+    views = [
+        f for f in await pushed_so_far(comm, broadcast.group_name(table.enc.pk, "gm")) if is_view(f)
+    ]
+    assert len(views) == 1, views
+    sent = dict(fragments(views[0])[0])
+    # The two lines, the one acting now marked for assistive tech; the turn panel.
+    assert {f"rowline-{table.ana}", f"rowline-{table.bram}", "turn"} <= set(sent), list(sent)
+    assert 'aria-current="step"' in sent[f"rowline-{table.bram}"]
+    assert "is-turn" in sent[f"rowline-{table.bram}"]
+    assert 'aria-current="step"' not in sent[f"rowline-{table.ana}"]
+    # No row is drawn again, nor the list around them.
+    rows = [ident for ident in sent if ident.startswith("combatant-")]
+    assert rows == [] and "order" not in sent, list(sent)
+    # Who can be targeted changed (Bram is no target of his own actions, Ana is now): their
+    # "Target" buttons come and go, each alone; the others stay as they were.
+    flipped = {cid for cid in before if before[cid] != after[cid]}
+    assert {table.ana, table.bram} <= flipped, (before, after)
+    assert {i for i in sent if i.startswith("pick-")} == {f"pick-{cid}" for cid in flipped}
+    assert f'data-testid="pick-target-{table.ana}"' in sent[f"pick-{table.ana}"]
+    assert "pick-target" not in sent[f"pick-{table.bram}"]
+    assert sent[f"pick-{table.bram}"].startswith(f'<span id="pick-{table.bram}"')
     await comm.disconnect()
 
 
@@ -446,6 +486,7 @@ async def test_every_part_of_a_gm_card_is_drawn_by_one_part_of_its_row(table: Ta
     placed = {
         *screens.ROW_SHOWS,
         *screens.LINE_SHOWS,
+        *screens.PICK_SHOWS,
         *screens.CARD_SHOWS,
         *screens.ACTAS_SHOWS,
         *screens.ROW_HIDES,

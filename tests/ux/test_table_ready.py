@@ -176,7 +176,7 @@ def test_every_view_passes_axe_and_is_photographed(browser, live_server_url, mak
 
         play_round_one(base, t, gm_token)
         expect(gm.status.get_by_test_id("round")).to_have_text("Round 2")
-        expect(gm.order_row(t.ana)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
         photograph(gm.page, "gm", "desktop")
         no_sideways_scroll(gm.page, "GM console")
         gm.page.get_by_test_id("shortcuts-button").click()
@@ -356,13 +356,13 @@ def test_keyboard_reaches_everything_and_the_gm_has_shortcuts(browser, live_serv
         expect(gm.log.locator(".text").filter(has_text="rolls initiative")).to_have_count(4)
         gm.page.get_by_test_id("start-combat").click()
         expect(gm.status).to_have_attribute("data-phase", "combat")
-        first = gm.page.locator("#order [aria-current='step']").get_attribute("data-combatant")
+        first = gm.acting_row.get_attribute("data-combatant")
 
         # N hands the turn on; U takes it back.
         keys.press("n")
-        expect(gm.order_row(first)).not_to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(first)).not_to_have_attribute("aria-current", "step")
         keys.press("u")
-        expect(gm.order_row(first)).to_have_attribute("aria-current", "step")
+        expect(gm.turn_mark(first)).to_have_attribute("aria-current", "step")
 
         # J/K walk the combatants, a digit jumps to a place in the order, T to the turn.
         order = gm.page.locator("#order [data-combatant]").evaluate_all(
