@@ -148,11 +148,11 @@ def test_the_overlay_is_transparent_shows_only_the_chosen_regions_and_follows_th
         overlay.context.close()
 
 
-def test_a_blow_redraws_only_the_struck_combatants_card_on_the_spectators_screen(
+def test_a_blow_redraws_only_the_struck_combatants_health_on_the_spectators_screen(
     make_table, browser, live_server_url
 ):
-    """The spectators' screen gets the Goblin's card alone (and the log) when the GM
-    wounds it, and a wound to the hidden Troll moves its version and shows nothing."""
+    """The spectators' screen gets the health on the Goblin's card alone (and the log) when
+    the GM wounds it, and a wound to the hidden Troll moves its version and shows nothing."""
     from combat.models import ApiToken, Encounter
 
     t = make_table("action_points")
@@ -165,18 +165,19 @@ def test_a_blow_redraws_only_the_struck_combatants_card_on_the_spectators_screen
         api(base, token, t.enc.pk, type="start_combat")
         expect(page.get_by_test_id("spotlight-acting")).to_have_text("Ana")
         # Marks on elements a push would replace: only those redrawn lose theirs.
+        kept = ["order", "board", "roster", f"roster-{t.ana}", f"roster-{t.goblin}"]
         page.evaluate(
-            f"() => ['order', 'board', 'roster', 'roster-{t.ana}', 'roster-{t.goblin}'].forEach("
+            f"() => {kept + [f'resources-{t.goblin}']!r}.forEach("
             "id => document.getElementById(id).dataset.kept = 'yes')"
         )
         goblin = page.get_by_test_id(f"roster-{t.goblin}")
         unhurt = goblin.inner_text()
         api(base, token, t.enc.pk, type="damage", actor=t.goblin, amount=3)
         expect(goblin).not_to_have_text(unhurt)
-        for ident in ("order", "board", "roster", f"roster-{t.ana}"):
+        for ident in kept:
             assert page.evaluate(f"() => document.getElementById('{ident}').dataset.kept") == "yes"
-        struck = page.evaluate(f"() => document.getElementById('roster-{t.goblin}').dataset.kept")
-        assert struck is None  # redrawn
+        health = f"() => document.getElementById('resources-{t.goblin}').dataset.kept"
+        assert page.evaluate(health) is None  # redrawn
 
         api(base, token, t.enc.pk, type="damage", actor=t.troll, amount=3)
         version = Encounter.objects.get(pk=t.enc.pk).version
