@@ -110,8 +110,15 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
         "OPTIONS": {
+            # The project's templates without their indentation (vtt/squeeze.py); the
+            # apps' own (the admin's) as they are.
+            "loaders": [
+                (
+                    "django.template.loaders.cached.Loader",
+                    ["vtt.squeeze.Loader", "django.template.loaders.app_directories.Loader"],
+                ),
+            ],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.csp",

@@ -37,7 +37,14 @@ def test_the_basic_attack_is_on_the_first_screen_and_the_reason_is_said_once(
     expect(p1.page.locator("#recent")).to_contain_text(re.compile(r"Ana\b.*Attack"))
     p1.page.screenshot(path=f"/tmp/phone-{ruleset}-attacked.png")
 
+    from combat.models import Encounter
+
     end_turn(p1, t.ana)
+    # Her page shows what End Turn did ("Only 1 attack or spell per turn", said before it,
+    # would match the reason looked for below).
+    p1.wait_for_posts_answered()
+    version = Encounter.objects.get(pk=t.enc.pk).version
+    expect(p1.page.get_by_test_id("sync")).to_have_attribute("data-version", str(version))
     panel = p1.page.locator(f"#panel-{t.ana}")
     expect(panel.locator(".combatant-head")).to_be_visible()
     blocked = panel.get_by_test_id(f"action-group-{t.ana}-blocked")
