@@ -1291,15 +1291,30 @@ def line_regions(card: dict[str, Any], name: str, partial: str, inside: str) -> 
     }
 
 
+# What a row of the players' and spectators' order draws itself (components/order_row.html);
+# its marker and its "acting"/"done" tags are regions of their own inside it.
+ORDER_ROW_SHOWS = (
+    *("id", "name", "side", "group", "initiative", "seized", "held", "defeated", "hidden"),
+    *("can_up", "can_down"),
+)
+
+
 def order_regions(order: list[dict[str, Any]], urls: dict[str, Any]) -> dict[str, Region]:
     """The players' and spectators' initiative order (components/order.html): a container
     compared by which rows it holds, in which order; each row a region of its own
-    (`orderrow-<id>`), so the turn passing redraws the two rows it passes between."""
+    (`orderrow-<id>`), and in it its marker (`ordermark-<id>`) and its "acting"/"done" tags
+    (`orderstate-<id>`): the turn passing sends those of the two rows it passes between."""
     regions = {
         "order": Region("order", {"order": order, **urls}, {"rows": [r["id"] for r in order]})
     }
     for r in order:
-        regions[f"orderrow-{r['id']}"] = Region("order_row", {"r": r, **urls}, None, "order")
+        cid, row = r["id"], f"orderrow-{r['id']}"
+        drawn = {k: r.get(k) for k in ORDER_ROW_SHOWS}
+        regions[row] = Region("order_row", {"r": r, **urls}, {**drawn, **urls}, "order")
+        mark = {k: r.get(k) for k in ("id", "is_turn", "acted", "defeated")}
+        regions[f"ordermark-{cid}"] = Region("order_mark", {"r": mark}, None, row)
+        state = {k: r.get(k) for k in ("id", "is_turn", "acted")}
+        regions[f"orderstate-{cid}"] = Region("order_state", {"r": state}, None, row)
     return regions
 
 

@@ -281,11 +281,12 @@ class Person:
         return self.page.locator(f"#order [data-testid='order-{cid}']")
 
     def turn_mark(self, cid: str):
-        """What says that a combatant acts (`aria-current="step"`): its row of the order, on
-        the GM's console that row's line (which app.css draws on the whole row)."""
+        """What says that a combatant acts (`aria-current="step"`): on the GM's console its
+        row's line, on the players' and spectators' order its row's tags (app.css draws
+        either on the whole row)."""
         if self.role == "gm":
             return self.page.locator(f"#order #rowline-{cid}")
-        return self.order_row(cid)
+        return self.page.locator(f"#order #orderstate-{cid}")
 
     @property
     def acting_row(self):

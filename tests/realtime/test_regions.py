@@ -194,10 +194,12 @@ async def test_the_turn_passing_between_two_others_sends_a_waiting_seat_nothing_
     sent = await regions_pushed(table, comm, table.seat1)
     # Ana waits before and after, refused her actions in the same words ("Not Ana's
     # turn"): whose turn it is instead is not written on her panel, so neither the panel
-    # nor any of its actions is drawn again (the status is, and the two rows of the order
-    # the turn passes between: not the whole order).
-    assert {f"orderrow-{table.bram}", f"orderrow-{table.goblin}"} <= set(sent), sent
-    assert "order" not in sent and f"orderrow-{table.ana}" not in sent, sent
+    # nor any of its actions is drawn again (the status is, and the markers and tags of the
+    # two rows of the order the turn passes between: not the rows, nor the whole order).
+    for cid in (table.bram, table.goblin):
+        assert {f"ordermark-{cid}", f"orderstate-{cid}"} <= set(sent), sent
+        assert f"orderrow-{cid}" not in sent, sent
+    assert "order" not in sent and f"orderstate-{table.ana}" not in sent, sent
     mine = [i for i in sent if i.endswith(table.ana) or f"-{table.ana}-" in i]
     assert mine == [], sent
     await comm.disconnect()
