@@ -1285,9 +1285,7 @@ def line_regions(card: dict[str, Any], name: str, partial: str, inside: str) -> 
         f"turnflag-{cid}": Region(
             "turn_flag", {"c": {"id": cid, "is_turn": card.get("is_turn")}}, None, name
         ),
-        f"resources-{cid}": Region(
-            "resources", {"c": {k: card.get(k) for k in RESOURCES_SHOWS}}, None, name
-        ),
+        **resources_regions(card, name),
     }
 
 
@@ -1297,6 +1295,24 @@ ORDER_ROW_SHOWS = (
     *("id", "name", "side", "group", "initiative", "seized", "held", "defeated", "hidden"),
     *("can_up", "can_down"),
 )
+
+
+def resources_regions(card: dict[str, Any], inside: str) -> dict[str, Region]:
+    """A combatant's resources (components/resources.html, `resources-<id>`) as a container
+    compared by what it draws around its gauges (HP, effects, melee, what is under way) and
+    which gauges it holds; each gauge (`gauge-<id>-<key>`) a region of its own, so spending AP
+    sends the AP gauge alone."""
+    cid = card["id"]
+    name = f"resources-{cid}"
+    drawn = {k: card.get(k) for k in RESOURCES_SHOWS}
+    gauges = drawn.pop("resources") or []
+    around = {**drawn, "gauges": [w["key"] for w in gauges]}
+    regions = {name: Region("resources", {"c": {**drawn, "resources": gauges}}, around, inside)}
+    for w in gauges:
+        regions[f"gauge-{cid}-{w['key']}"] = Region(
+            "res_gauge", {"c": {"id": cid}, "w": w}, None, name
+        )
+    return regions
 
 
 def order_regions(order: list[dict[str, Any]], urls: dict[str, Any]) -> dict[str, Region]:
@@ -1573,7 +1589,8 @@ def turn_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     compared = {"card": shows, "lists": lists, **urls}
     regions = {"turn": Region("turn", ctx, compared)}
     for name, r in inner.items():
-        regions[name] = replace(r, inside="turn")
+        # What the seat's panel holds, the turn panel holds (a gauge stays in its resources).
+        regions[name] = replace(r, inside="turn") if r.inside == f"panel-{cid}" else r
     return regions
 
 
@@ -1717,9 +1734,7 @@ def panel_regions(
     }
     post = {"post_url": urls["post_url"]}
     regions = {name: Region("panel", {"c": card, **urls}, {"card": around, **urls}, "panels")}
-    regions[f"resources-{cid}"] = Region(
-        "resources", {"c": {k: card.get(k) for k in RESOURCES_SHOWS}}, None, name
-    )
+    regions.update(resources_regions(card, name))
     buttons = {k: card.get(k) for k in ("id", *TURN_BUTTONS_SHOWS)}
     regions[f"buttons-{cid}"] = Region("turn_buttons", {"c": buttons, **post}, None, name)
     melee = {k: card.get(k) for k in MELEE_SHOWS}

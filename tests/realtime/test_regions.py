@@ -294,10 +294,13 @@ async def test_spending_on_an_action_sends_the_panels_resources_not_the_whole_pa
     )
     assert result.ok, result.refusal
     sent = dict(await seat_frame(table, comm, table.seat1))
-    assert f"resources-{table.ana}" in sent, list(sent)
+    # Her AP gauge alone: not her HP or the rest of her resources.
+    gauge = f"gauge-{table.ana}-ap"
+    assert gauge in sent and f"resources-{table.ana}" not in sent, list(sent)
     assert f"panel-{table.ana}" not in sent and "panels" not in sent, list(sent)
     assert not [ident for ident in sent if ident.startswith("action-")], list(sent)
-    assert "AP 2 of 3" in sent[f"resources-{table.ana}"], sent[f"resources-{table.ana}"]
+    assert "AP 2 of 3" in sent[gauge], sent[gauge]
+    assert "HP" not in sent[gauge], sent[gauge]
     assert sum(len(html.encode()) for html in sent.values()) < 3000, list(sent)
 
 
@@ -448,7 +451,7 @@ async def test_spending_the_last_ap_moves_the_gm_actions_alone_not_the_turn_pane
     sent = fragments(views[0])[0]
     ids = [ident for ident, _ in sent]
     assert "turn" not in ids, ids
-    assert f"resources-{table.ana}" in ids, ids
+    assert f"gauge-{table.ana}-ap" in ids and f"resources-{table.ana}" not in ids, ids
     # The move (1 AP) is taken away from the possible ones and put in "Not possible now".
     moved = f"action-{table.ana}-move"
     assert moved in ids, ids
