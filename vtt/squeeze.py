@@ -17,10 +17,15 @@ from django.template.loaders import filesystem
 
 # A line break followed by indentation, blank lines and the next line's indentation.
 LINE_BREAK = re.compile(r"\n[ \t]*(?:\n[ \t]*)*")
+# A line of template tags and comments alone ({% if %}, {% endfor %}, {# ... #}), and the
+# line break after it: what such a line draws is nothing, or what its tags draw.
+TAGS_LINE = re.compile(r"^((?:\{%(?:[^%\n]|%(?!\}))*%\}|\{#(?:[^#\n]|#(?!\}))*#\})+)\n", re.M)
 
 
 def squeeze(source: str) -> str:
-    return LINE_BREAK.sub("\n", source)
+    """`source` without indentation, blank lines, or the line break after a line of tags
+    alone. A line break before such a line stays, so words on two lines stay apart."""
+    return TAGS_LINE.sub(r"\1", LINE_BREAK.sub("\n", source))
 
 
 class Loader(filesystem.Loader):
