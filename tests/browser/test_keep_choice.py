@@ -39,7 +39,7 @@ def test_a_chosen_target_stays_while_a_push_redraws_the_list(make_table, sit_dow
     gm_toggles(gm, t.troll, "reveal")
     expect(p1.log.locator("li .text").first).to_have_text(f"{HIDDEN} is revealed.")
     gm.page.get_by_test_id("start-combat").click()
-    expect(p1.order_row(t.ana)).to_have_attribute("aria-current", "step")
+    expect(p1.turn_mark(t.ana)).to_have_attribute("aria-current", "step")
     p1.wait_for_posts_answered()
 
     form = action_form(p1, t.ana, "basic_attack")
