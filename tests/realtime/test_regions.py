@@ -307,6 +307,16 @@ async def test_spending_on_an_action_sends_the_panels_resources_not_the_whole_pa
 # --- the GM's console ---------------------------------------------------------------------
 
 
+async def gm_in_combat(t: Table):
+    """The GM's console connected (its whole view received), then combat started."""
+    comm = gm_socket(t)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_from(timeout=TIMEOUT)
+    await gm_command(t, type="start_combat")
+    return comm
+
+
 async def gm_regions_pushed(t: Table, comm) -> list[str]:
     views = [
         f for f in await pushed_so_far(comm, broadcast.group_name(t.enc.pk, "gm")) if is_view(f)
@@ -316,11 +326,7 @@ async def gm_regions_pushed(t: Table, comm) -> list[str]:
 
 
 async def test_a_blow_sends_the_gm_the_struck_row_not_the_whole_list(table: Table):
-    comm = gm_socket(table)
-    connected, _ = await comm.connect(timeout=TIMEOUT)
-    assert connected
-    await comm.receive_from(timeout=TIMEOUT)
-    await gm_command(table, type="start_combat")
+    comm = await gm_in_combat(table)
     first = await gm_regions_pushed(table, comm)
     assert "order" in first  # nothing to compare with yet: the whole console
 
@@ -355,11 +361,7 @@ async def test_a_change_of_turn_sends_the_gm_two_lines_not_two_rows(table: Table
     and the "Target" button on a row is a region of its own: a change of turn sends the
     lines of who acted and who acts, and the "Target" buttons that come or go, not the rows
     around them (their initiative editor, their cards)."""
-    comm = gm_socket(table)
-    connected, _ = await comm.connect(timeout=TIMEOUT)
-    assert connected
-    await comm.receive_from(timeout=TIMEOUT)
-    await gm_command(table, type="start_combat")
+    comm = await gm_in_combat(table)
     first = await gm_regions_pushed(table, comm)
     assert "order" in first  # nothing to compare with yet: the whole console
 
@@ -395,11 +397,7 @@ async def test_a_change_of_turn_sends_the_gm_two_lines_not_two_rows(table: Table
 
 
 async def test_the_turn_passing_sends_the_gm_its_flow_buttons_not_the_tools(table: Table):
-    comm = gm_socket(table)
-    connected, _ = await comm.connect(timeout=TIMEOUT)
-    assert connected
-    await comm.receive_from(timeout=TIMEOUT)
-    await gm_command(table, type="start_combat")
+    comm = await gm_in_combat(table)
     await gm_regions_pushed(table, comm)
 
     # "Advance turn (end Bram's)" is redrawn; the dice, settings and custom actions are not.
@@ -433,11 +431,7 @@ async def test_spending_the_last_ap_moves_the_gm_actions_alone_not_the_turn_pane
     """An action that can no longer be taken leaves the possible ones for "Not possible now":
     the GM's console gets it taken from one list and put in the other, the groups' new
     counts, and not the turn panel whole."""
-    comm = gm_socket(table)
-    connected, _ = await comm.connect(timeout=TIMEOUT)
-    assert connected
-    await comm.receive_from(timeout=TIMEOUT)
-    await gm_command(table, type="start_combat")
+    comm = await gm_in_combat(table)
     await gm_regions_pushed(table, comm)
     # Ana has 3 AP (docs/rules.md, Action Points); each move costs 1.
     for _ in range(2):
@@ -464,11 +458,7 @@ async def test_spending_the_last_ap_moves_the_gm_actions_alone_not_the_turn_pane
 async def test_a_gm_card_and_its_act_as_list_are_sent_apart_from_the_row(table: Table):
     """A condition set on the Goblin sends the GM its line (the condition's tag) and its card
     (the "Clear" button), not the row around them nor the "Act as" list under the card."""
-    comm = gm_socket(table)
-    connected, _ = await comm.connect(timeout=TIMEOUT)
-    assert connected
-    await comm.receive_from(timeout=TIMEOUT)
-    await gm_command(table, type="start_combat")
+    comm = await gm_in_combat(table)
     await gm_regions_pushed(table, comm)
 
     await gm_command(
