@@ -36,6 +36,18 @@ MAP_SIDE = 40
 KINDS = ("difficult", "wall", "water", "climbable")
 
 
+# The Ogre's cell (column and row); in `mapattack` the heroes stand around it (`beside_ogre`).
+OGRE_AT = MAP_SIDE - 2
+
+
+def beside_ogre(p: int) -> str:
+    """Hero p's cell in `mapattack`: one of the eight around the Ogre, within a melee
+    attack's reach (a hero in its lane would be refused: out of reach)."""
+    around = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dx, dy) != (0, 0)]
+    dx, dy = around[p % len(around)]
+    return f"{OGRE_AT + dx},{OGRE_AT + dy}"
+
+
 def hero_cells(p: int) -> list[str]:
     """Player p's two cells: column 3 + 6p, rows 2 and 6."""
     from combat.rules.board import label
@@ -45,14 +57,14 @@ def hero_cells(p: int) -> list[str]:
 
 def map_terrain(players: int) -> dict[str, list[str]]:
     """About a fifth of the map, in four kinds, but not in the heroes' lanes (three columns
-    around each hero's two cells, rows 1 to 7) nor under the Ogre."""
+    around each hero's two cells, rows 1 to 7) nor under the Ogre or next to it."""
     from combat.rules.board import label
 
     lanes = {2 + 6 * p + dx for p in range(players) for dx in (-1, 0, 1)}
     cells: dict[str, list[str]] = {k: [] for k in KINDS}
     for y in range(MAP_SIDE):
         for x in range(MAP_SIDE):
-            if (y <= 6 and x in lanes) or (x, y) == (MAP_SIDE - 2, MAP_SIDE - 2):
+            if (y <= 6 and x in lanes) or max(abs(x - OGRE_AT), abs(y - OGRE_AT)) <= 1:
                 continue
             if (x * 7 + y * 3) % 5 == 0:
                 cells[KINDS[(x + y) % len(KINDS)]].append(label(x, y))
@@ -110,10 +122,14 @@ def build(spec: dict[str, Any]) -> dict[str, Any]:
                         for kind, cells in map_terrain(players).items()
                     ),
                     *(
-                        {"type": "place", "actor": pc, "cell": hero_cells(p)[0]}
+                        {
+                            "type": "place",
+                            "actor": pc,
+                            "cell": beside_ogre(p) if name == "mapattack" else hero_cells(p)[0],
+                        }
                         for p, pc in enumerate(pcs)
                     ),
-                    {"type": "place", "actor": ogre, "cell": f"{MAP_SIDE - 2},{MAP_SIDE - 2}"},
+                    {"type": "place", "actor": ogre, "cell": f"{OGRE_AT},{OGRE_AT}"},
                 ]:
                     done = gm_run(enc.pk, gm_viewer(enc), command)
                     assert done.ok, (command, done.refusal)

@@ -21,6 +21,7 @@ from tests.bench import harness
 from tests.bench.client import Browser
 from tests.bench.servers import (
     HOST,
+    LIMITS_OUT_OF_REACH,
     PRODUCTION,
     Daphne,
     clean_env,
@@ -137,7 +138,7 @@ class Stack:
         db = workdir / "embedded.sqlite3"
         # Production switches (DEBUG off); one database connection per request, as under ASGI.
         env = clean_env(
-            **PRODUCTION, DATABASE_URL=f"sqlite:///{db}", DJANGO_STATIC_ROOT=str(workdir / "static")
+            **PRODUCTION, **LIMITS_OUT_OF_REACH, DATABASE_URL=f"sqlite:///{db}", DJANGO_STATIC_ROOT=str(workdir / "static")
         )
         migrated_sqlite_file(db, env)
         collect_static(env)
@@ -146,7 +147,7 @@ class Stack:
     @classmethod
     def scaleout(cls, workdir: Path) -> Stack:
         env = clean_env(
-            **PRODUCTION, REDIS_URL=redis_url(), DJANGO_STATIC_ROOT=str(workdir / "static")
+            **PRODUCTION, **LIMITS_OUT_OF_REACH, REDIS_URL=redis_url(), DJANGO_STATIC_ROOT=str(workdir / "static")
         )
         collect_static(env)
         name, url = migrated_postgres_database("vtt_bench", env)

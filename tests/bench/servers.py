@@ -50,6 +50,17 @@ PRODUCTION = {
     "VTT_SPECTATORS_PER_ADDRESS": "1000",
 }
 
+# What `make bench` adds to PRODUCTION (not `make bench-flood`, which measures these
+# limits: docs/security.md). A benchmark table plays 10 commands a second for half a
+# minute, five times a fast fight, from one GM account: the limits against floods
+# (commands per account, bytes per audience and second) would turn it into refusals and a
+# whole view every 2 s, and the run would measure them instead of the push.
+LIMITS_OUT_OF_REACH = {
+    "VTT_RATE_COMMANDS": "1000000",
+    "VTT_PUSH_BYTES_PER_SECOND": str(1 << 30),
+    "VTT_PUSH_BYTES_BURST": str(1 << 30),
+}
+
 
 def clean_env(**values: str) -> dict[str, str]:
     """This process's environment without any of the project's variables, plus `values`."""
