@@ -217,16 +217,22 @@ def grown(
 ) -> tuple[int, list[str]] | None:
     """How a list that grows at the top went from `before` to `now` (its items' (id,
     fingerprint), newest first): how many items are new at the top and the ids of those
-    that fell off the end. None when the items shown before are not all still there,
-    unchanged and in the same order, under the new ones (an undo that marks a line, a
-    reveal that shows older lines, an empty list): then the region is sent whole."""
+    that fell off the end (all of them, when none is left). None when the items shown
+    before that are still there are not unchanged and in the same order under the new ones
+    (an undo that marks a line, a reveal that shows older lines, an empty list): then the
+    region is sent whole."""
     if not before or not now:
         return None
     # As pairs, however the cache kept them.
     top = [(ident, d) for ident, d in before]
     items = [(ident, d) for ident, d in now]
     if top[0] not in items:
-        return None
+        # Every line shown before is gone (a seat's three latest lines after an End Turn's
+        # three): the new ones are put in and the old ones taken away, all of them.
+        ids = {ident for ident, _ in items}
+        if any(ident in ids for ident, _ in top):
+            return None
+        return len(items), [ident for ident, _ in top]
     new = items.index(top[0])
     kept = items[new:]
     if top[: len(kept)] != kept:

@@ -1318,8 +1318,9 @@ def resources_regions(card: dict[str, Any], inside: str) -> dict[str, Region]:
 def order_regions(order: list[dict[str, Any]], urls: dict[str, Any]) -> dict[str, Region]:
     """The players' and spectators' initiative order (components/order.html): a container
     compared by which rows it holds, in which order; each row a region of its own
-    (`orderrow-<id>`), and in it its marker (`ordermark-<id>`) and its "acting"/"done" tags
-    (`orderstate-<id>`): the turn passing sends those of the two rows it passes between."""
+    (`orderrow-<id>`), and in it its "acting"/"done" tags (`orderstate-<id>`): the turn
+    passing sends those of the two rows it passes between (the row's marker is drawn from
+    them by app.css)."""
     regions = {
         "order": Region("order", {"order": order, **urls}, {"rows": [r["id"] for r in order]})
     }
@@ -1327,11 +1328,32 @@ def order_regions(order: list[dict[str, Any]], urls: dict[str, Any]) -> dict[str
         cid, row = r["id"], f"orderrow-{r['id']}"
         drawn = {k: r.get(k) for k in ORDER_ROW_SHOWS}
         regions[row] = Region("order_row", {"r": r, **urls}, {**drawn, **urls}, "order")
-        mark = {k: r.get(k) for k in ("id", "is_turn", "acted", "defeated")}
-        regions[f"ordermark-{cid}"] = Region("order_mark", {"r": mark}, None, row)
         state = {k: r.get(k) for k in ("id", "is_turn", "acted")}
         regions[f"orderstate-{cid}"] = Region("order_state", {"r": state}, None, row)
     return regions
+
+
+# What the status's own region (components/status_now.html) draws: whose turn it is and
+# who is next.
+STATUS_NOW_SHOWS = ("turn", "turn_name", "turn_hidden", "phase", "next_name")
+
+
+# What the spectators' "Acting" line draws (spectator.html#spotlight_turn).
+SPOTLIGHT_TURN_SHOWS = (
+    *("round", "uses_passes", "pass_no", "turn", "turn_name", "turn_hidden", "phase_label"),
+)
+
+
+def status_regions(status: dict[str, Any]) -> dict[str, Region]:
+    """The players' and spectators' status (components/status.html), compared by what it
+    draws itself (the phase and the round), and in it whose turn it is and who is next
+    (`status-now`): the turn passing sends those words alone."""
+    now = {k: status.get(k) for k in STATUS_NOW_SHOWS}
+    own = {k: v for k, v in status.items() if k not in STATUS_NOW_SHOWS or k == "phase"}
+    return {
+        "status": Region("status", {"status": status}, own),
+        "status-now": Region("status_now", {"status": now}, None, "status"),
+    }
 
 
 def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
@@ -1343,9 +1365,18 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     status = ctx["status"]
     roster_end = {"phase": status["phase"]}
     regions = {
-        "status": Region("status", {"status": status}, None),
+        **status_regions(status),
         "spotlight": Region(
-            "spotlight", {"status": status, "last_outcome": ctx["last_outcome"]}, None
+            "spotlight",
+            {"status": status, "last_outcome": ctx["last_outcome"]},
+            {"last_outcome": ctx["last_outcome"]},
+        ),
+        # The round and who acts, in large type: the turn passing sends it alone.
+        "spotlight-turn": Region(
+            "spotlight_turn",
+            {"status": status},
+            {k: status.get(k) for k in SPOTLIGHT_TURN_SHOWS},
+            "spotlight",
         ),
         **order_regions(ctx["order"], {}),
         "roster": Region(
@@ -1529,7 +1560,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     }
     others_end = {"round": status["round"], "phase": status["phase"]}
     regions = {
-        "status": Region("status", {"status": status}, None),
+        **status_regions(status),
         "turn-alert": Region("alert", alert, None),
         "notice": Region("notice", {"notice": ctx["notice"]}, None),
         **order_regions(ctx["order"], {"post_url": ctx["post_url"]}),

@@ -138,7 +138,10 @@ class Stack:
         db = workdir / "embedded.sqlite3"
         # Production switches (DEBUG off); one database connection per request, as under ASGI.
         env = clean_env(
-            **PRODUCTION, **LIMITS_OUT_OF_REACH, DATABASE_URL=f"sqlite:///{db}", DJANGO_STATIC_ROOT=str(workdir / "static")
+            **PRODUCTION,
+            **LIMITS_OUT_OF_REACH,
+            DATABASE_URL=f"sqlite:///{db}",
+            DJANGO_STATIC_ROOT=str(workdir / "static"),
         )
         migrated_sqlite_file(db, env)
         collect_static(env)
@@ -147,7 +150,10 @@ class Stack:
     @classmethod
     def scaleout(cls, workdir: Path) -> Stack:
         env = clean_env(
-            **PRODUCTION, **LIMITS_OUT_OF_REACH, REDIS_URL=redis_url(), DJANGO_STATIC_ROOT=str(workdir / "static")
+            **PRODUCTION,
+            **LIMITS_OUT_OF_REACH,
+            REDIS_URL=redis_url(),
+            DJANGO_STATIC_ROOT=str(workdir / "static"),
         )
         collect_static(env)
         name, url = migrated_postgres_database("vtt_bench", env)

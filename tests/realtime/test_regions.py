@@ -126,6 +126,26 @@ async def test_what_only_the_gm_sees_moves_the_spectators_version_and_nothing_el
     await comm.disconnect()
 
 
+async def test_the_turn_passing_sends_the_spectators_who_acts_not_the_last_outcome(table: Table):
+    comm = await watching(table)
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm)
+    # A roll in the open: the newest outcome with dice, shown in large type.
+    await gm_command(table, type="roll", dice="1d6", label="Falling rocks")
+    await regions_pushed(table, comm)
+
+    await gm_command(table, type="end_turn", actor=table.ana)  # Bram's turn now
+    sent = await regions_pushed(table, comm)
+    # In large type, "Acting Bram" is sent; the newest outcome under it did not change and
+    # is not sent again; nor is the status around "Turn: Bram", nor the order's rows (their
+    # tags are, and app.css draws each row's marker from them).
+    assert "spotlight-turn" in sent and "status-now" in sent, sent
+    assert "spotlight" not in sent and "status" not in sent, sent
+    for cid in (table.ana, table.bram):
+        assert f"orderstate-{cid}" in sent and f"orderrow-{cid}" not in sent, sent
+    await comm.disconnect()
+
+
 async def test_without_the_previous_fingerprints_the_whole_view_is_sent(table: Table):
     comm = await watching(table)
     await gm_command(table, type="start_combat")
@@ -197,9 +217,12 @@ async def test_the_turn_passing_between_two_others_sends_a_waiting_seat_nothing_
     # nor any of its actions is drawn again (the status is, and the markers and tags of the
     # two rows of the order the turn passes between: not the rows, nor the whole order).
     for cid in (table.bram, table.goblin):
-        assert {f"ordermark-{cid}", f"orderstate-{cid}"} <= set(sent), sent
+        assert f"orderstate-{cid}" in set(sent), sent
         assert f"orderrow-{cid}" not in sent, sent
     assert "order" not in sent and f"orderstate-{table.ana}" not in sent, sent
+    # The status says whose turn it is and who is next: those words alone, not the status
+    # around them (its phase and round stay).
+    assert "status-now" in sent and "status" not in sent, sent
     mine = [i for i in sent if i.endswith(table.ana) or f"-{table.ana}-" in i]
     assert mine == [], sent
     await comm.disconnect()
@@ -279,6 +302,10 @@ def test_lines_past_the_pages_limit_are_taken_away_and_rewritten_lines_send_the_
     assert broadcast.grown(keys("c", "a"), keys("d", "c", "b", "a")) is None
     # Nothing shown yet (the page says "Nothing has happened yet"): whole.
     assert broadcast.grown([], keys("a")) is None
+    # Every line shown is gone (a seat's three latest after three new ones): the new ones
+    # are put in and all the old ones taken away; one of them still there but moved: whole.
+    assert broadcast.grown(keys("c", "b", "a"), keys("f", "e", "d")) == (3, ["c", "b", "a"])
+    assert broadcast.grown(keys("c", "b", "a"), keys("f", "e", "b")) is None
 
 
 async def test_spending_on_an_action_sends_the_panels_resources_not_the_whole_panel(table: Table):
