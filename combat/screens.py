@@ -516,8 +516,11 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]
     gists = [said.get(k, "") for k in keys]
     # The line most of them share first (it is the one in the group's heading).
     lines = sorted(dict.fromkeys(g for g in gists if g), key=lambda g: -gists.count(g))
+    # Each line is known by a key made from its words, not by its place: a line that comes
+    # or goes leaves the forms that point at the others as they were.
+    line_key = {g: "r" + fingerprint(g, 4) for g in lines}
     blocked = [
-        {**shown_of(a), "shared": lines.index(g) + 1 if g else 0}
+        {**shown_of(a), "shared": line_key[g] if g else ""}
         for a, g in zip(refused, gists, strict=True)
     ]
     return {
@@ -525,7 +528,8 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]
         "groups": groups,
         "blocked": blocked,
         "shared_reason": lines[0] if lines else "",
-        "other_reasons": [{"n": i + 2, "text": g} for i, g in enumerate(lines[1:])],
+        "shared_key": line_key[lines[0]] if lines else "",
+        "other_reasons": [{"key": line_key[g], "text": g} for g in lines[1:]],
         "filter": len(actions) > FILTER_FROM,
         # Off-turn, what is not possible now can be planned for the turn (plans.py).
         "plannable": any(a.get("plannable") for a in blocked),
@@ -1785,19 +1789,21 @@ def panel_regions(
             "count": len(blocked),
             "plannable": layout.get("plannable"),
             "shared_reason": layout.get("shared_reason"),
+            "shared_key": layout.get("shared_key"),
         }
     )
     for head in heads:
-        model = {"label": "", "plannable": False, "shared_reason": "", **head, **ident}
+        model = {
+            **{"label": "", "plannable": False, "shared_reason": "", "shared_key": ""},
+            **head,
+            **ident,
+        }
         regions[f"head-action-{cid}-{head['box']}"] = Region("group_head", model, None, name)
     selects: dict[str, Region] = {}
     for box, listed in boxes:
         actions = [drawn_action(a, gm) for a in listed]
-        # The first action possible now answers the GM's keyboard shortcut (the GM's only).
-        models = [
-            {"a": a, **ident, **urls, "first": gm and box == "now" and n == 0}
-            for n, a in enumerate(actions)
-        ]
+        # Which one answers the GM's keyboard shortcut is not drawn (static/js/a11y.js).
+        models = [{"a": a, **ident, **urls} for a in actions]
         keys = [
             (f"action-{cid}-{a['key']}", item_digest(without_targets(m)))
             for a, m in zip(actions, models, strict=True)

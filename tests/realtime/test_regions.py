@@ -548,10 +548,10 @@ async def test_the_reasons_said_once_are_sent_without_the_panel_around_them(tabl
     """Whose turn it is can be one of the reasons said once for the actions not possible
     now; when only those reasons change, they are sent alone (`reasons-action-<id>`), not the
     seat's panel or the GM's turn panel around them."""
-    card = {"id": "x", "name": "X", "panel": {"other_reasons": [{"n": 2, "text": "A"}]}}
+    card = {"id": "x", "name": "X", "panel": {"other_reasons": [{"key": "ra", "text": "A"}]}}
     urls = {"post_url": "command/", "preview_url": "preview/"}
     before = screens.panel_regions(card, urls)
-    card["panel"]["other_reasons"] = [{"n": 2, "text": "B"}]
+    card["panel"]["other_reasons"] = [{"key": "rb", "text": "B"}]
     after = screens.panel_regions(card, urls)
     changed = [
         n for n, r in after.items() if screens.region_digest(r) != screens.region_digest(before[n])
