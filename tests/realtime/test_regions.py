@@ -106,6 +106,27 @@ async def test_damage_to_one_combatant_sends_that_card_not_the_rest(table: Table
     await comm.disconnect()
 
 
+async def test_many_other_tables_pushing_between_two_commands_still_send_regions(table: Table):
+    comm = await watching(table)
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm)
+
+    # Fifty other tables push meanwhile: their digests and history (eight audiences each,
+    # twenty versions back) fill the same cache. The default in-process cache held 300
+    # entries and threw the oldest third out when full: the digests this table's next push
+    # needed were gone, and every screen got its whole view again.
+    @database_sync_to_async
+    def other_tables() -> None:
+        for n in range(50 * 8 * 20):
+            cache.set(f"history:enc.{10_000 + n // 160}.x:c:{n % 160}", (n, b"x" * 100), 60)
+
+    await other_tables()
+    await gm_command(table, type="damage", actor=table.goblin, amount=3)
+    sent = await regions_pushed(table, comm)
+    assert f"resources-{table.goblin}" in sent and "roster" not in sent, sent
+    await comm.disconnect()
+
+
 async def test_what_only_the_gm_sees_moves_the_spectators_version_and_nothing_else(table: Table):
     comm = await watching(table)
     await gm_command(table, type="start_combat")
