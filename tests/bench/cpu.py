@@ -1,9 +1,11 @@
-"""Server CPU of one command, in process: `python -m tests.bench.cpu [N] [--profile FILE]`.
+"""Server CPU of one command, in process:
+`python -m tests.bench.cpu [N] [--tables T] [--profile FILE]`.
 
 Builds the benchmark's `table` (an Action Points encounter: six heroes and an Ogre, a seat
-per hero) in a database of its own, marks the GM, every seat and the spectators as
-connected, then plays the benchmark's cycle (each hero a Basic Attack on the Ogre then
-End Turn, the GM the Ogre's End Turn) N times through `services.run_command`, each
+per hero) in a database of its own, T of them with --tables (the fleet's fifty, say), marks
+the GM, every seat and the spectators as connected, then plays the benchmark's cycle (each
+hero a Basic Attack on the Ogre then End Turn, the GM the Ogre's End Turn), the tables
+taking turns, N commands in all through `services.run_command`, each
 followed by its push (`broadcast.publish`: every audience's frame, rendered, kept in the
 history and sent). Prints the CPU per command; with --profile, writes cProfile's stats
 (read them with `python -m pstats FILE`) and prints the top functions by cumulative time.
@@ -55,6 +57,11 @@ def main() -> None:
         i = args.index("--profile")
         profile = args[i + 1]
         del args[i : i + 2]
+    tables = 1
+    if "--tables" in args:
+        i = args.index("--tables")
+        tables = int(args[i + 1])
+        del args[i : i + 2]
     n = int(args[0]) if args else 90
     setup()
     from django.utils import timezone
@@ -64,47 +71,56 @@ def main() -> None:
     from combat.models import Encounter, Presence, Seat
     from tests.bench.fixtures import build
 
-    made = build({"tables": {"table": 1}, "players": 6})["tables"]["table"][0]
-    enc = Encounter.objects.get(pk=made["id"])
     # Seen a day ahead: no one drops out of the push while a slow (profiled) run lasts.
     now = timezone.now() + timedelta(days=1)
-    rows = [Presence(encounter=enc, role=Presence.GM, channel_name="gm", last_seen=now)]
-    for s in Seat.objects.filter(encounter=enc):
-        rows.append(
+    cycles = []
+    for made in build({"tables": {"table": tables}, "players": 6})["tables"]["table"]:
+        enc = Encounter.objects.get(pk=made["id"])
+        rows = [
+            Presence(encounter=enc, role=Presence.GM, channel_name=f"gm{enc.pk}", last_seen=now)
+        ]
+        for s in Seat.objects.filter(encounter=enc):
+            rows.append(
+                Presence(
+                    encounter=enc,
+                    role=Presence.PLAYER,
+                    seat=s,
+                    channel_name=f"s{s.pk}",
+                    last_seen=now,
+                )
+            )
+        rows += [
             Presence(
-                encounter=enc, role=Presence.PLAYER, seat=s, channel_name=f"s{s.pk}", last_seen=now
+                encounter=enc, role=Presence.SPECTATOR, channel_name=f"x{enc.pk}.{i}", last_seen=now
             )
-        )
-    rows += [
-        Presence(encounter=enc, role=Presence.SPECTATOR, channel_name=f"x{i}", last_seen=now)
-        for i in range(3)
-    ]
-    Presence.objects.bulk_create(rows)
-    seats = {s["actor"]: Seat.objects.get(token=s["token"]) for s in made["seats"]}
-    cycle = []
-    for s in made["seats"]:
-        v = seat_viewer(seats[s["actor"]])
-        cycle.append(
-            (
-                v,
-                {
-                    "type": "act",
-                    "actor": s["actor"],
-                    "action": "basic_attack",
-                    "target": made["npc"],
-                },
-            )
-        )
-        cycle.append((v, {"type": "end_turn", "actor": s["actor"]}))
-    cycle.append((gm_viewer(enc), {"type": "end_turn", "actor": made["npc"]}))
+            for i in range(3)
+        ]
+        Presence.objects.bulk_create(rows)
+        seats = {s["actor"]: Seat.objects.get(token=s["token"]) for s in made["seats"]}
+        cycle = []
+        for s in made["seats"]:
+            v = seat_viewer(seats[s["actor"]])
+            attack = {
+                "type": "act",
+                "actor": s["actor"],
+                "action": "basic_attack",
+                "target": made["npc"],
+            }
+            cycle.append((enc.pk, v, attack))
+            cycle.append((enc.pk, v, {"type": "end_turn", "actor": s["actor"]}))
+        cycle.append((enc.pk, gm_viewer(enc), {"type": "end_turn", "actor": made["npc"]}))
+        cycles.append(cycle)
 
     def play(count: int, start: int) -> None:
+        # Round robin: each table its next command in turn, as a fleet's tables interleave.
         for i in range(start, start + count):
-            viewer, command = cycle[i % len(cycle)]
-            done = services.run_command(enc.pk, viewer, command)
+            cycle = cycles[i % len(cycles)]
+            pk, viewer, command = cycle[(i // len(cycles)) % len(cycle)]
+            done = services.run_command(pk, viewer, command)
             assert done.ok, done.refusal
 
-    play(len(cycle), 0)  # warm: templates compiled, every audience's digests kept
+    cycle_len = len(cycles[0]) * len(cycles)
+    play(cycle_len, 0)  # warm: templates compiled, every audience's digests kept
     t0 = time.process_time()
     if profile:
         import cProfile
@@ -112,13 +128,16 @@ def main() -> None:
 
         prof = cProfile.Profile(time.process_time)
         prof.enable()
-        play(n, len(cycle))
+        play(n, cycle_len)
         prof.disable()
         prof.dump_stats(profile)
     else:
-        play(n, len(cycle))
+        play(n, cycle_len)
     spent = time.process_time() - t0
-    print(f"{n} commands, {spent / n * 1000:.1f} ms of CPU per command (push included)")
+    print(
+        f"{n} commands over {tables} table(s), {spent / n * 1000:.1f} ms of CPU per command"
+        " (push included)"
+    )
     if profile:
         stats = pstats.Stats(profile)
         stats.sort_stats("cumulative").print_stats(40)
