@@ -1,10 +1,12 @@
 """NPC health as the GM chooses (issue 31): players and spectators see an NPC's HP as a
 number, as a band (Unhurt, Hurt, Bloodied, Down) or not at all; the GM always sees it.
 
-The Ogre has 83 HP and takes 36 (then a hit from Ana): 47 left, "Hurt". Neither 47 nor 36
-may be written in a page, a pushed frame, an API answer or a log line that is not the
+The Ogre has 8,317 HP and takes 3,619 (then a hit from Ana): 4,698 left, "Hurt". Neither
+4698 nor 3619 may be written in a page, a pushed frame, an API answer or a log line that is not the
 GM's unless the GM chose exact health. Numbers are searched for as words of their own,
-after taking out the seat's link and the spectator's (random tokens hold digits).
+after taking out the seat's link and the spectator's (random tokens hold digits). The
+numbers have four digits so that no database id in the same text (an encounter's, a
+seat's: `"id": 83` in an API answer, late in a long run) can be taken for them.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from .conftest import SURE, add
 
 pytestmark = pytest.mark.django_db
 
-OGRE_MAX, TAKEN, LEFT = 83, 36, 47
+OGRE_MAX, TAKEN, LEFT = 8317, 3619, 4698
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -46,7 +48,7 @@ def shows(number: int, text: str, *links: str) -> bool:
 
 
 def ogre_table(gm_user, *, health: str | None = None, own: str | None = None):
-    """Ana (PC) and the Ogre (NPC, 47 of 83 HP); `health` the encounter's choice (None:
+    """Ana (PC) and the Ogre (NPC, 4,698 of 8,317 HP); `health` the encounter's choice (None:
     the default), `own` the Ogre's override."""
     settings = {"npc_health": health} if health else {}
     enc = services.create_encounter(gm_user, "Ogre bridge", "action_points", settings)
@@ -81,7 +83,7 @@ def non_gm_views(enc: Encounter, seat: Seat) -> dict[str, str]:
 
 @pytest.mark.parametrize(("health", "own"), [("band", None), (None, None), ("exact", "band")])
 def test_banded_npc_health_shows_words_never_the_number(gm_user, health, own):
-    """Banded (the default, the encounter's choice, or the Ogre's own): "Hurt", no 47."""
+    """Banded (the default, the encounter's choice, or the Ogre's own): "Hurt", no 4698."""
     enc, seat, ogre = ogre_table(gm_user, health=health, own=own)
     for where, text in non_gm_views(enc, seat).items():
         assert not shows(LEFT, text, seat.token, enc.spectator_token), where
@@ -117,7 +119,7 @@ def test_exact_npc_health_shows_the_number(gm_user, health, own):
     views = non_gm_views(enc, seat)
     for where in ("player page", "spectator page", "player frame", "public frame"):
         assert f"HP {LEFT} of {OGRE_MAX}" in views[where], where
-    assert "Ogre takes 36 damage." in views["player page"]
+    assert f"Ogre takes {TAKEN} damage." in views["player page"]
     body = Client().get(f"/api/encounters/{enc.pk}/", **bearer(seat.token)).json()
     assert body["state"]["combatants"][ogre]["hp"] == LEFT
 
@@ -128,7 +130,7 @@ def test_the_gm_always_sees_the_exact_hp(gm_user, health):
     c = Client()
     c.force_login(gm_user)
     page = c.get(f"/enc/{enc.pk}/").content.decode()
-    assert f"HP {LEFT} of {OGRE_MAX}" in page and "Ogre takes 36 damage." in page
+    assert f"HP {LEFT} of {OGRE_MAX}" in page and f"Ogre takes {TAKEN} damage." in page
     assert broadcast.render_gm(enc).count(f"HP {LEFT} of {OGRE_MAX}") >= 1
     body = c.get(f"/api/encounters/{enc.pk}/").json()
     assert body["state"]["combatants"][ogre]["hp"] == LEFT
@@ -167,7 +169,7 @@ def test_damage_to_a_hidden_health_npc_is_logged_without_the_amount(gm_user):
     c = Client()
     c.force_login(gm_user)
     gm_page = c.get(f"/enc/{enc.pk}/").content.decode()
-    assert "Ogre takes 36 damage." in gm_page and "hit for 5 damage" in gm_page
+    assert f"Ogre takes {TAKEN} damage." in gm_page and "hit for 5 damage" in gm_page
 
 
 def test_the_gm_sets_npc_health_on_the_console_and_the_combatant_form(gm_user):
@@ -236,7 +238,7 @@ def test_undoing_damage_to_a_banded_npc_repeats_no_amount(gm_user):
             assert "The GM undoes: Ogre takes damage." in text, where
     c = Client()
     c.force_login(gm_user)
-    assert "The GM undoes: Ogre takes 36 damage." in c.get(f"/enc/{enc.pk}/").content.decode()
+    assert f"The GM undoes: Ogre takes {TAKEN} damage." in c.get(f"/enc/{enc.pk}/").content.decode()
 
 
 @pytest.mark.parametrize("health", ["band", "hidden"])
