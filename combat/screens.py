@@ -773,10 +773,13 @@ def recent_entries(enc: Encounter) -> list[Entry]:
     decoding it was a fifth of the server's time at 10 actions/s; the events are decoded
     once per process (docs/performance.md).
     """
+    # Only the entries of the version read: a command committed since (its push follows)
+    # is not in this version's frames, so every frame of a version shows the same lines, and
+    # the next push's comparison starts from what the page shows.
     rows = list(
-        enc.log.order_by("-seq").values_list("pk", "created", "seq", "undone", "kind", "seat_id")[
-            :LOG_LINES
-        ]
+        enc.log.filter(version__lte=enc.version)
+        .order_by("-seq")
+        .values_list("pk", "created", "seq", "undone", "kind", "seat_id")[:LOG_LINES]
     )
     with _EVENTS_LOCK:
         missing = [row[0] for row in rows if row[:2] not in _EVENTS]
