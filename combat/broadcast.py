@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -187,8 +188,8 @@ def render_public(
 #
 # After a commit the spectators' and each seat's view-models are built per region
 # (screens.public_regions, screens.player_regions), and each region's digest is kept in
-# Django's cache under the audience, its link and the version it shows, so that whichever
-# process pushes the next version finds them. Only the regions whose digest differs from
+# Django's cache under the audience and its link, with the version they show, so that
+# whichever process pushes the next version finds them. Only the regions whose digest differs from
 # the previous version's are rendered and sent; with none, the frame is the #sync form
 # alone ("version moved"). Without the previous version's digests (first push, a restart,
 # evicted, or a push that covers several versions) every region is sent, which is always
@@ -199,10 +200,13 @@ REGION_DIGESTS_TTL = 120  # seconds: the next push is usually a moment later
 REGIONS = True
 
 
-def region_digests_key(encounter_id: int, audience: str, cred: str, version: int) -> str:
+def region_digests_key(encounter_id: int, audience: str, cred: str) -> str:
     # The credential's digest keeps apart two encounters that share an id (a test
     # database flushed between tests) and resets the comparison when the link is replaced.
-    return f"regions:{encounter_id}:{audience}:{cred}:{version}"
+    # One entry per audience and link, holding the newest version's digests: an entry per
+    # version filled a small cache with digests never read again and pushed out the ones
+    # the next push needed (50 tables then got whole views every push).
+    return f"regions:{encounter_id}:{audience}:{cred}"
 
 
 def render_region(template: str, region: screens.Region) -> str:
@@ -217,16 +221,22 @@ def grown(
 ) -> tuple[int, list[str]] | None:
     """How a list that grows at the top went from `before` to `now` (its items' (id,
     fingerprint), newest first): how many items are new at the top and the ids of those
-    that fell off the end. None when the items shown before are not all still there,
-    unchanged and in the same order, under the new ones (an undo that marks a line, a
-    reveal that shows older lines, an empty list): then the region is sent whole."""
+    that fell off the end (all of them, when none is left). None when the items shown
+    before that are still there are not unchanged and in the same order under the new ones
+    (an undo that marks a line, a reveal that shows older lines, an empty list): then the
+    region is sent whole."""
     if not before or not now:
         return None
     # As pairs, however the cache kept them.
     top = [(ident, d) for ident, d in before]
     items = [(ident, d) for ident, d in now]
     if top[0] not in items:
-        return None
+        # Every line shown before is gone (a seat's three latest lines after an End Turn's
+        # three): the new ones are put in and the old ones taken away, all of them.
+        ids = {ident for ident, _ in items}
+        if any(ident in ids for ident, _ in top):
+            return None
+        return len(items), [ident for ident, _ in top]
     new = items.index(top[0])
     kept = items[new:]
     if top[: len(kept)] != kept:
@@ -394,17 +404,18 @@ def render_changes(
     digests = {name: screens.region_digest(r) for name, r in regions.items()}
     # The items of each list region too: what the next push compares its new items with.
     lists = {name: r.items.keys for name, r in regions.items() if r.items is not None}
-    cache.set(
-        region_digests_key(encounter_id, audience, cred, version),
-        (digests, lists),
-        REGION_DIGESTS_TTL,
-    )
-    known = None
-    if REGIONS and prev_version is not None and version == prev_version + 1:
-        known = cache.get(region_digests_key(encounter_id, audience, cred, prev_version))
-    if not isinstance(known, tuple):
+    key = region_digests_key(encounter_id, audience, cred)
+    kept = cache.get(key)
+    kept_version = kept[0] if isinstance(kept, tuple) and len(kept) == 3 else None
+    # A push of an older version that comes late does not replace a newer one's digests.
+    if kept_version is None or kept_version < version:
+        cache.set(key, (version, digests, lists), REGION_DIGESTS_TTL)
+    if not (REGIONS and prev_version is not None and version == prev_version + 1):
         return whole()
-    before, before_lists = known
+    if kept_version != prev_version:
+        return whole()
+    assert isinstance(kept, tuple)
+    _, before, before_lists = kept
     names = changed_regions(regions, digests, before)
     if any(regions[name].item is not None for name in names):
         within = drawn_items(regions, names, before_lists)
@@ -434,13 +445,24 @@ def history_key(group: str, cred: str, version: int) -> str:
     return f"history:{group}:{cred}:{version}"
 
 
+def packed(html: str) -> bytes:
+    """A frame as the history keeps it: compressed (a frame's HTML repeats itself; kept
+    for every audience of every table, twenty versions back, it is most of a server's
+    memory), at the fastest level: it is read back only for a page that missed it."""
+    return zlib.compress(html.encode(), 1)
+
+
+def unpacked(kept: bytes) -> str:
+    return zlib.decompress(kept).decode()
+
+
 def keep_frames(frames: list[tuple[str, str, int, int, str]]) -> None:
     """Keep each (group, credential, version, previous version, html) pushed, and let go of
     the frame HISTORY_DEPTH versions older."""
     if not frames:
         return
     cache.set_many(
-        {history_key(g, cred, v): (prev, html) for g, cred, v, prev, html in frames},
+        {history_key(g, cred, v): (prev, packed(html)) for g, cred, v, prev, html in frames},
         HISTORY_TTL,
     )
     cache.delete_many([history_key(g, cred, v - HISTORY_DEPTH) for g, cred, v, _, _ in frames])
@@ -462,10 +484,10 @@ def frames_since(group: str, cred: str, shown: int, upto: int) -> list[str] | No
         entry = found.get(history_key(group, cred, version))
         if not isinstance(entry, tuple):
             return None
-        prev, html = entry
-        if prev >= version:
+        prev, kept = entry
+        if prev >= version or not isinstance(kept, bytes):
             return None
-        chain.append(html)
+        chain.append(unpacked(kept))
         # A frame that follows an older version than the page shows covers it too (one
         # push that spans several versions sends the whole view, naming what it follows).
         version = prev

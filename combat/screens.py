@@ -516,8 +516,11 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]
     gists = [said.get(k, "") for k in keys]
     # The line most of them share first (it is the one in the group's heading).
     lines = sorted(dict.fromkeys(g for g in gists if g), key=lambda g: -gists.count(g))
+    # Each line is known by a key made from its words, not by its place: a line that comes
+    # or goes leaves the forms that point at the others as they were.
+    line_key = {g: "r" + fingerprint(g, 4) for g in lines}
     blocked = [
-        {**shown_of(a), "shared": lines.index(g) + 1 if g else 0}
+        {**shown_of(a), "shared": line_key[g] if g else ""}
         for a, g in zip(refused, gists, strict=True)
     ]
     return {
@@ -525,7 +528,8 @@ def action_layout(actions: list[dict[str, Any]], ruleset: str) -> dict[str, Any]
         "groups": groups,
         "blocked": blocked,
         "shared_reason": lines[0] if lines else "",
-        "other_reasons": [{"n": i + 2, "text": g} for i, g in enumerate(lines[1:])],
+        "shared_key": line_key[lines[0]] if lines else "",
+        "other_reasons": [{"key": line_key[g], "text": g} for g in lines[1:]],
         "filter": len(actions) > FILTER_FROM,
         # Off-turn, what is not possible now can be planned for the turn (plans.py).
         "plannable": any(a.get("plannable") for a in blocked),
@@ -1321,8 +1325,9 @@ def resources_regions(card: dict[str, Any], inside: str) -> dict[str, Region]:
 def order_regions(order: list[dict[str, Any]], urls: dict[str, Any]) -> dict[str, Region]:
     """The players' and spectators' initiative order (components/order.html): a container
     compared by which rows it holds, in which order; each row a region of its own
-    (`orderrow-<id>`), and in it its marker (`ordermark-<id>`) and its "acting"/"done" tags
-    (`orderstate-<id>`): the turn passing sends those of the two rows it passes between."""
+    (`orderrow-<id>`), and in it its "acting"/"done" tags (`orderstate-<id>`): the turn
+    passing sends those of the two rows it passes between (the row's marker is drawn from
+    them by app.css)."""
     regions = {
         "order": Region("order", {"order": order, **urls}, {"rows": [r["id"] for r in order]})
     }
@@ -1330,11 +1335,32 @@ def order_regions(order: list[dict[str, Any]], urls: dict[str, Any]) -> dict[str
         cid, row = r["id"], f"orderrow-{r['id']}"
         drawn = {k: r.get(k) for k in ORDER_ROW_SHOWS}
         regions[row] = Region("order_row", {"r": r, **urls}, {**drawn, **urls}, "order")
-        mark = {k: r.get(k) for k in ("id", "is_turn", "acted", "defeated")}
-        regions[f"ordermark-{cid}"] = Region("order_mark", {"r": mark}, None, row)
         state = {k: r.get(k) for k in ("id", "is_turn", "acted")}
         regions[f"orderstate-{cid}"] = Region("order_state", {"r": state}, None, row)
     return regions
+
+
+# What the status's own region (components/status_now.html) draws: whose turn it is and
+# who is next.
+STATUS_NOW_SHOWS = ("turn", "turn_name", "turn_hidden", "phase", "next_name")
+
+
+# What the spectators' "Acting" line draws (spectator.html#spotlight_turn).
+SPOTLIGHT_TURN_SHOWS = (
+    *("round", "uses_passes", "pass_no", "turn", "turn_name", "turn_hidden", "phase_label"),
+)
+
+
+def status_regions(status: dict[str, Any]) -> dict[str, Region]:
+    """The players' and spectators' status (components/status.html), compared by what it
+    draws itself (the phase and the round), and in it whose turn it is and who is next
+    (`status-now`): the turn passing sends those words alone."""
+    now = {k: status.get(k) for k in STATUS_NOW_SHOWS}
+    own = {k: v for k, v in status.items() if k not in STATUS_NOW_SHOWS or k == "phase"}
+    return {
+        "status": Region("status", {"status": status}, own),
+        "status-now": Region("status_now", {"status": now}, None, "status"),
+    }
 
 
 def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
@@ -1346,9 +1372,18 @@ def public_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     status = ctx["status"]
     roster_end = {"phase": status["phase"]}
     regions = {
-        "status": Region("status", {"status": status}, None),
+        **status_regions(status),
         "spotlight": Region(
-            "spotlight", {"status": status, "last_outcome": ctx["last_outcome"]}, None
+            "spotlight",
+            {"status": status, "last_outcome": ctx["last_outcome"]},
+            {"last_outcome": ctx["last_outcome"]},
+        ),
+        # The round and who acts, in large type: the turn passing sends it alone.
+        "spotlight-turn": Region(
+            "spotlight_turn",
+            {"status": status},
+            {k: status.get(k) for k in SPOTLIGHT_TURN_SHOWS},
+            "spotlight",
         ),
         **order_regions(ctx["order"], {}),
         "roster": Region(
@@ -1532,7 +1567,7 @@ def player_regions(ctx: dict[str, Any]) -> dict[str, Region]:
     }
     others_end = {"round": status["round"], "phase": status["phase"]}
     regions = {
-        "status": Region("status", {"status": status}, None),
+        **status_regions(status),
         "turn-alert": Region("alert", alert, None),
         "notice": Region("notice", {"notice": ctx["notice"]}, None),
         **order_regions(ctx["order"], {"post_url": ctx["post_url"]}),
@@ -1757,19 +1792,21 @@ def panel_regions(
             "count": len(blocked),
             "plannable": layout.get("plannable"),
             "shared_reason": layout.get("shared_reason"),
+            "shared_key": layout.get("shared_key"),
         }
     )
     for head in heads:
-        model = {"label": "", "plannable": False, "shared_reason": "", **head, **ident}
+        model = {
+            **{"label": "", "plannable": False, "shared_reason": "", "shared_key": ""},
+            **head,
+            **ident,
+        }
         regions[f"head-action-{cid}-{head['box']}"] = Region("group_head", model, None, name)
     selects: dict[str, Region] = {}
     for box, listed in boxes:
         actions = [drawn_action(a, gm) for a in listed]
-        # The first action possible now answers the GM's keyboard shortcut (the GM's only).
-        models = [
-            {"a": a, **ident, **urls, "first": gm and box == "now" and n == 0}
-            for n, a in enumerate(actions)
-        ]
+        # Which one answers the GM's keyboard shortcut is not drawn (static/js/a11y.js).
+        models = [{"a": a, **ident, **urls} for a in actions]
         keys = [
             (f"action-{cid}-{a['key']}", item_digest(without_targets(m)))
             for a, m in zip(actions, models, strict=True)

@@ -237,7 +237,16 @@ if _redis_url:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # The history of pushed frames and each audience's digests are kept here too
+    # (combat/broadcast.py): about twenty entries per audience of every table. Past
+    # MAX_ENTRIES the cache throws out a third of what it holds, the oldest first: at the
+    # default 300, fifty tables lost the digests the next push needed and got whole views.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": env_int("VTT_CACHE_ENTRIES", 100_000)},
+        }
+    }
 
 # --- Bounds on what one account, seat or token may store ------------------------
 

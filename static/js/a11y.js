@@ -390,6 +390,23 @@
 
   var help = document.getElementById("shortcuts");
 
+  // The acting combatant's first action answers A: said on that button for assistive
+  // technology. Set here rather than drawn by the server, so that the first action changing
+  // does not make the server send two action forms again.
+  var FIRST = "#turn .actions-now button[value='act']:not([disabled])";
+  function markFirst() {
+    var first = document.querySelector(FIRST);
+    document.querySelectorAll("#turn [aria-keyshortcuts='A']").forEach(function (b) {
+      if (b !== first) b.removeAttribute("aria-keyshortcuts");
+    });
+    if (first) first.setAttribute("aria-keyshortcuts", "A");
+  }
+  if (document.getElementById("turn")) {
+    markFirst();
+    document.body.addEventListener("htmx:afterSettle", markFirst);
+    document.body.addEventListener("htmx:oobAfterSwap", markFirst);
+  }
+
   document.addEventListener("keydown", function (e) {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     if (typing(e.target)) return;
@@ -418,7 +435,7 @@
       if (aim) aim.click();
     } else if (key === "a" || key === "A") {
       // The acting combatant's first action: the ruleset's most used (its attack).
-      var first = document.querySelector("#turn .actions-now button[value='act']:not([disabled])");
+      var first = document.querySelector(FIRST);
       done = !!first;
       if (first) first.click();
     } else if (/^[1-9]$/.test(key)) {

@@ -106,6 +106,27 @@ async def test_damage_to_one_combatant_sends_that_card_not_the_rest(table: Table
     await comm.disconnect()
 
 
+async def test_many_other_tables_pushing_between_two_commands_still_send_regions(table: Table):
+    comm = await watching(table)
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm)
+
+    # Fifty other tables push meanwhile: their digests and history (eight audiences each,
+    # twenty versions back) fill the same cache. The default in-process cache held 300
+    # entries and threw the oldest third out when full: the digests this table's next push
+    # needed were gone, and every screen got its whole view again.
+    @database_sync_to_async
+    def other_tables() -> None:
+        for n in range(50 * 8 * 20):
+            cache.set(f"history:enc.{10_000 + n // 160}.x:c:{n % 160}", (n, b"x" * 100), 60)
+
+    await other_tables()
+    await gm_command(table, type="damage", actor=table.goblin, amount=3)
+    sent = await regions_pushed(table, comm)
+    assert f"resources-{table.goblin}" in sent and "roster" not in sent, sent
+    await comm.disconnect()
+
+
 async def test_what_only_the_gm_sees_moves_the_spectators_version_and_nothing_else(table: Table):
     comm = await watching(table)
     await gm_command(table, type="start_combat")
@@ -123,6 +144,26 @@ async def test_what_only_the_gm_sees_moves_the_spectators_version_and_nothing_el
     await gm_command(table, type="reveal", actor=table.troll)
     sent = await regions_pushed(table, comm)
     assert "roster" in sent and "order" in sent, sent
+    await comm.disconnect()
+
+
+async def test_the_turn_passing_sends_the_spectators_who_acts_not_the_last_outcome(table: Table):
+    comm = await watching(table)
+    await gm_command(table, type="start_combat")
+    await regions_pushed(table, comm)
+    # A roll in the open: the newest outcome with dice, shown in large type.
+    await gm_command(table, type="roll", dice="1d6", label="Falling rocks")
+    await regions_pushed(table, comm)
+
+    await gm_command(table, type="end_turn", actor=table.ana)  # Bram's turn now
+    sent = await regions_pushed(table, comm)
+    # In large type, "Acting Bram" is sent; the newest outcome under it did not change and
+    # is not sent again; nor is the status around "Turn: Bram", nor the order's rows (their
+    # tags are, and app.css draws each row's marker from them).
+    assert "spotlight-turn" in sent and "status-now" in sent, sent
+    assert "spotlight" not in sent and "status" not in sent, sent
+    for cid in (table.ana, table.bram):
+        assert f"orderstate-{cid}" in sent and f"orderrow-{cid}" not in sent, sent
     await comm.disconnect()
 
 
@@ -197,9 +238,12 @@ async def test_the_turn_passing_between_two_others_sends_a_waiting_seat_nothing_
     # nor any of its actions is drawn again (the status is, and the markers and tags of the
     # two rows of the order the turn passes between: not the rows, nor the whole order).
     for cid in (table.bram, table.goblin):
-        assert {f"ordermark-{cid}", f"orderstate-{cid}"} <= set(sent), sent
+        assert f"orderstate-{cid}" in set(sent), sent
         assert f"orderrow-{cid}" not in sent, sent
     assert "order" not in sent and f"orderstate-{table.ana}" not in sent, sent
+    # The status says whose turn it is and who is next: those words alone, not the status
+    # around them (its phase and round stay).
+    assert "status-now" in sent and "status" not in sent, sent
     mine = [i for i in sent if i.endswith(table.ana) or f"-{table.ana}-" in i]
     assert mine == [], sent
     await comm.disconnect()
@@ -279,6 +323,10 @@ def test_lines_past_the_pages_limit_are_taken_away_and_rewritten_lines_send_the_
     assert broadcast.grown(keys("c", "a"), keys("d", "c", "b", "a")) is None
     # Nothing shown yet (the page says "Nothing has happened yet"): whole.
     assert broadcast.grown([], keys("a")) is None
+    # Every line shown is gone (a seat's three latest after three new ones): the new ones
+    # are put in and all the old ones taken away; one of them still there but moved: whole.
+    assert broadcast.grown(keys("c", "b", "a"), keys("f", "e", "d")) == (3, ["c", "b", "a"])
+    assert broadcast.grown(keys("c", "b", "a"), keys("f", "e", "b")) is None
 
 
 async def test_spending_on_an_action_sends_the_panels_resources_not_the_whole_panel(table: Table):
@@ -521,10 +569,10 @@ async def test_the_reasons_said_once_are_sent_without_the_panel_around_them(tabl
     """Whose turn it is can be one of the reasons said once for the actions not possible
     now; when only those reasons change, they are sent alone (`reasons-action-<id>`), not the
     seat's panel or the GM's turn panel around them."""
-    card = {"id": "x", "name": "X", "panel": {"other_reasons": [{"n": 2, "text": "A"}]}}
+    card = {"id": "x", "name": "X", "panel": {"other_reasons": [{"key": "ra", "text": "A"}]}}
     urls = {"post_url": "command/", "preview_url": "preview/"}
     before = screens.panel_regions(card, urls)
-    card["panel"]["other_reasons"] = [{"n": 2, "text": "B"}]
+    card["panel"]["other_reasons"] = [{"key": "rb", "text": "B"}]
     after = screens.panel_regions(card, urls)
     changed = [
         n for n, r in after.items() if screens.region_digest(r) != screens.region_digest(before[n])

@@ -432,7 +432,7 @@ def test_a_phone_never_misses_its_turn_or_its_reaction(browser, live_server_url,
         expect(ap).to_have_attribute("data-value", "3")
         snapshot = ap.aria_snapshot()
         assert "AP 3 of 3" in snapshot and "●" not in snapshot, snapshot
-        pips = ap.locator(".pip")
+        pips = ap.locator(".pips > *")
         assert pips.evaluate_all("ps => ps.map(p => p.textContent)") == ["●", "●", "●"]
 
         # Your turn: a banner, the title, a live region, and (once touched) a vibration.

@@ -76,7 +76,7 @@ def test_off_turn_the_shared_reason_is_said_once(gm_user, ruleset):
     actions, layout = layout_of(parts, parts["bram"])
     shared = layout["shared_reason"]
     assert shared, "\n".join(sorted({a["reason"] for a in layout["blocked"]}))
-    assert sum(a["shared"] == 1 for a in layout["blocked"]) >= 2
+    assert sum(a["shared"] == layout["shared_key"] for a in layout["blocked"]) >= 2
     seat = parts["seat2"]
     page = Client().get(f"/p/{seat.token}/").content.decode()
     assert page.count(escape(shared)) == 1, shared
