@@ -32,6 +32,25 @@ from .conftest import HIDDEN, HP, People, Person, Table, act, end_turn, reveal
 # --- what happens in a turn ---------------------------------------------------------------------
 
 
+def frames_said(frames: list[str], last: int = 5) -> list[str]:
+    """The last frames a page received, each as its version, the version it follows and
+    the ids of what it puts on the page (what a failure needs to tell where a frame went)."""
+    out = []
+    for frame in frames[-last:]:
+        sync = re.search(r'<form id="sync"[^>]*>', frame)
+        tag = sync.group(0) if sync else ""
+        v = re.search(r'data-version="(\d+)"', tag)
+        prev = re.search(r'data-prev-version="(\d+)"', tag)
+        ids = re.findall(
+            r'<[a-z]+ id="([^"]+)"[^>]*hx-swap-oob|hx-swap-oob="[a-z]+:#([^"]+)"', frame
+        )
+        named = [a or b for a, b in ids][:12]
+        out.append(
+            f"v{v.group(1) if v else '?'}<-{prev.group(1) if prev else '-'} {len(frame)} B {named}"
+        )
+    return out
+
+
 @dataclass
 class Defence:
     """The Action Ladder holds an attack for the defender: who answers, and how."""
@@ -254,7 +273,7 @@ class Play:
                 raise AssertionError(
                     f"{failed}\n{p.name}'s page at version {shown[0]} (the encounter at "
                     f"{self.t.enc.version}), its newest log entries: {shown[1]}, "
-                    f"{len(p.frames)} frames received"
+                    f"{len(p.frames)} frames received; the last ones: {frames_said(p.frames)}"
                 ) from failed
 
     def expect_widgets(self, name: str) -> None:
