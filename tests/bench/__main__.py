@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\nTargets missed:")
         for m in missed:
             print(f"  - {m}")
+    elif not result["runs"]:
+        print("\nNothing was measured.")
     else:
         print("\nEvery target met.")
     print(f"({result['meta']['seconds']} s)")

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.bench import harness
+from tests.bench import harness, report
 from tests.bench.client import Browser
 from tests.bench.servers import (
     HOST,
@@ -53,9 +53,21 @@ class Scenario:
     quick_tables: int | None = None  # fewer tables in quick mode
     talk: bool = False  # the people talk (table talk) instead of playing
     moves: str | None = None  # on the 40 x 40 map: harness.MapTable's moves ("" attacks)
+    # A ramp (the headroom): total commands/s over all the tables, one step after another,
+    # each for about `step_seconds`, until a step fails (report.step_held). Embedded only.
+    ramp: tuple[float, ...] = ()
+    quick_ramp: tuple[float, ...] = ()
+    step_seconds: float = 6.0
+    quick_step_seconds: float = 3.0
 
     def count(self, quick: bool) -> int:
         return self.quick_actions if quick else self.actions
+
+    def steps(self, quick: bool) -> tuple[tuple[float, ...], float]:
+        """The ramp's total rates and each step's length in seconds."""
+        if quick:
+            return self.quick_ramp or self.ramp, self.quick_step_seconds
+        return self.ramp, self.step_seconds
 
 
 PLAYERS = 6
@@ -85,6 +97,21 @@ SCENARIOS = {
             2,
             "fleet200",
             40,
+        ),
+        # Issue 37's headroom: the fleet's tables (50 x 10, in quick mode too) on one embedded
+        # process, at 10, 20, 40 ... commands/s in all, until p95 passes 50 ms, an update
+        # is lost or the rate is not reached. No stock run: the figure is the app's alone.
+        Scenario(
+            "headroom",
+            "headroom: 50 tables x 10 clients, commands/s rising by steps",
+            50,
+            3,
+            0.2,
+            0,
+            0,
+            "headroom",
+            ramp=(10.0, 20.0, 40.0, 80.0, 120.0, 160.0, 200.0, 240.0),
+            quick_ramp=(10.0, 40.0, 100.0, 200.0),
         ),
         # Every message said to everyone: GM, 6 players and 10 spectators (the GM lets
         # spectators read). 2 messages/s keeps each of the 7 speakers under 5 in 10 s.
@@ -234,6 +261,8 @@ class Run:
     unviewed: int = 0  # pages that never got their first view: the run proves no target
     seat_frame_p50: float | None = None  # median bytes of a frame to a player or spectator
     gm_frame_p50: float | None = None  # median bytes of a frame to the GM's console
+    steps: list[dict[str, Any]] | None = None  # a ramp's steps (the headroom), else None
+    headroom: float | None = None  # the highest rate of those steps that held
 
 
 class Progress:
@@ -535,6 +564,157 @@ class Session:
         )
         return run
 
+    async def measure_all(self, scenarios: list[Scenario]) -> list[Run]:
+        """Each scenario in turn; a ramp (the headroom) is the app's alone, with no stock
+        run beside it."""
+        return [await (self.ramp(sc) if sc.ramp else self.measure(sc)) for sc in scenarios]
+
+    async def ramp(self, scenario: Scenario) -> Run:
+        """The headroom: the tables driven at rising total rates, a few seconds a step, each
+        measured as `measure` measures a run, until a step fails (`report.step_held`). The
+        Run's figures are those of the headroom step (the first step's if none held); its
+        `steps` are every step's."""
+        label = f"[{self.stack.key}] {scenario.key} {self.kind}"
+        servers = self.servers
+        quiet = 0.75 if self.quick else 8
+        t_begin = time.perf_counter()
+        await _quiet(servers, quiet)
+        rss0 = _rss(servers)
+        before = sum(len(t.clients) for t in self.tables)
+        notes = await self.grow(scenario, label)
+        unviewed = sum(c.expects_view for t in self.tables for c in t.clients)
+        added = sum(len(t.clients) for t in self.tables) - before
+        # In quick mode too: what connecting 500 sockets left queued would be the first
+        # step's latency.
+        await _quiet(servers, 8)
+        rss_connected = _rss(servers)
+        connect_s = time.perf_counter() - t_begin
+
+        rates, seconds = scenario.steps(self.quick)
+        stop = asyncio.Event()
+        beats = asyncio.create_task(harness.heartbeats(self.tables, stop))
+        spies = _profile(self.profile, servers, f"{self.stack.key}-{scenario.key}-{self.kind}")
+        own0 = time.process_time()
+        wall0 = time.perf_counter()
+        steps: list[dict[str, Any]] = []
+        try:
+            for offered in rates:
+                if steps:  # what the last step left queued must not count in this one
+                    await _quiet(servers, 3)
+                step, errors = await self._step(offered, seconds, f"{label} {offered:g}/s")
+                step["unviewed"] = unviewed
+                notes += [f"{offered:g}/s: {e}" for e in errors[:5]]
+                steps.append(step)
+                held = report.step_held(step)
+                self.progress.done(
+                    f"{label}: {offered:g} commands/s offered: {step['achieved']:.1f}/s achieved,"
+                    f" p95 {fmt(step['p95_ms'])} ms, lost {step['lost']},"
+                    f" server CPU {step['cpu_percent']:.0f}%: "
+                    + ("held" if held else f"failed ({report.why_failed(step)})")
+                )
+                if not held:
+                    break
+        finally:
+            stop.set()
+            await beats
+            for spy in spies:
+                spy.send_signal(signal.SIGINT)
+                spy.wait(30)
+        wall = time.perf_counter() - wall0
+        own = time.process_time() - own0
+        best = report.headroom(steps)
+        chosen = next((s for s in steps if s["offered"] == best), steps[0] if steps else {})
+        self.progress.done(
+            f"{label}: headroom {report.headroom_text(steps)} commands/s "
+            f"(target ≥ {report.HEADROOM_TARGET:g}; connect {connect_s:.0f} s, "
+            f"ramp {wall:.0f} s)" + (f"  NOTE: {'; '.join(notes)}" if notes else "")
+        )
+        return Run(
+            stack=self.stack.key,
+            scenario=scenario.key,
+            kind=self.kind,
+            processes=len(servers),
+            clients=sum(len(t.clients) for t in self.tables),
+            tables=len(self.tables),
+            actions=chosen.get("actions", 0),
+            rate_target=chosen.get("offered", 0.0),
+            rate_achieved=chosen.get("achieved", 0.0),
+            p50_ms=chosen.get("p50_ms"),
+            p95_ms=chosen.get("p95_ms"),
+            p99_ms=chosen.get("p99_ms"),
+            max_ms=chosen.get("max_ms"),
+            post_p50_ms=chosen.get("post_p50_ms"),
+            lost=chosen.get("lost", 0),
+            frames=chosen.get("frames", 0),
+            frame_bytes=chosen.get("frame_bytes", 0.0),
+            cpu_us_per_frame=chosen.get("cpu_us_per_frame"),
+            kb_per_connection=(rss_connected - rss0) / 1024 / added if added else None,
+            kb_per_connection_after_run=(_rss(servers) - rss0) / 1024 / added if added else None,
+            cpu_percent=chosen.get("cpu_percent", 0.0),
+            duration_s=wall,
+            cpu_ms_per_action=chosen.get("cpu_ms_per_action"),
+            client_cpu_percent=own / wall * 100 if wall else 0.0,
+            refused=sum(s["refused"] for s in steps),
+            notes=notes,
+            unviewed=unviewed,
+            steps=steps,
+            headroom=best,
+        )
+
+    async def _step(
+        self, offered: float, seconds: float, label: str
+    ) -> tuple[dict[str, Any], list[str]]:
+        """One step of the ramp: `offered` commands/s spread over the tables for about
+        `seconds` (at least one command a table), then what reached every page."""
+        tables = self.tables
+        for t in tables:
+            t.reset()
+        self.counters.reset()
+        per_table = offered / len(tables)
+        n = max(1, round(per_table * seconds))
+        cpu0 = _cpu(self.servers)
+        wall0 = time.perf_counter()
+        _start, _end, errors = await _drive(tables, n, per_table, self.progress, label)
+        await _settle(tables)
+        wall = time.perf_counter() - wall0
+        cpu = _cpu(self.servers) - cpu0
+        lat: list[float] = []
+        answered: list[float] = []
+        lost = actions = 0
+        sent: list[float] = []
+        for t in tables:
+            tl, tlost, tn = t.outcome()
+            lat += tl
+            lost += tlost
+            actions += tn
+            answered += list(t.answered.values())
+            sent += list(t.sent.values())
+        span = max(sent) - min(sent) if len(sent) > 1 else 0.0
+        ms = [x * 1000 for x in lat]
+        c = self.counters
+        frames = c.frames
+        step = {
+            "offered": offered,
+            # As `measure` counts it: every command after the first, over the time from the
+            # first to the last (the tables start a command apart over one period).
+            "achieved": (actions - 1) / span if span > 0 else 0.0,
+            "actions": actions,
+            "p50_ms": pct(ms, 0.50),
+            "p95_ms": pct(ms, 0.95),
+            "p99_ms": pct(ms, 0.99),
+            "max_ms": max(ms) if ms else None,
+            "post_p50_ms": (pct(answered, 0.5) or 0) * 1000 if answered else None,
+            "lost": lost,
+            "frames": frames,
+            "frame_bytes": c.versioned_bytes / c.versioned if c.versioned else 0.0,
+            "cpu_us_per_frame": cpu / frames * 1e6 if frames else None,
+            "cpu_ms_per_action": cpu / actions * 1000 if actions else None,
+            "cpu_percent": cpu / wall * 100 if wall else 0.0,
+            "seconds": wall,
+            "refused": sum(len(t.refused) for t in tables),
+        }
+        return step, errors
+
     async def close(self) -> None:
         """Close everything; the servers' goodbye work (presence, groups) is not measured."""
         for t in self.tables:
@@ -679,15 +859,16 @@ async def run_stack(
             members.sort(key=lambda sc: sc.spectators)
             app_servers = await ready("app", group, renew)
             app = Session(stack, "app", app_servers, quick, progress, group, profile)
-            sizes = {}
-            for sc in members:
-                run = await app.measure(sc)
-                runs.append(run)
-                sizes[sc.key] = run.frame_bytes or 2048
+            app_runs = await app.measure_all(members)
+            runs += app_runs
+            sizes = {r.scenario: r.frame_bytes or 2048 for r in app_runs}
             await app.close()
+            stock = [sc for sc in members if not sc.ramp]
+            if not stock:
+                continue
             base_servers = await ready("baseline", group, renew)
             base = Session(stack, "baseline", base_servers, quick, progress, group, profile)
-            for sc in members:
+            for sc in stock:
                 runs.append(await base.measure(sc, sizes[sc.key]))
             await base.close()
     finally:
@@ -711,6 +892,19 @@ def machine() -> dict[str, Any]:
     }
 
 
+def on_stack(key: str, scenarios: list[Scenario]) -> tuple[list[Scenario], list[str]]:
+    """The scenarios that run on this stack, and a line for each left out: a ramp (the
+    headroom) is about one embedded process, so it runs on the embedded stack alone."""
+    here = [s for s in scenarios if key == "embedded" or not s.ramp]
+    skipped = [
+        f"`{s.key}` skipped: its target is the headroom of one embedded process (1 daphne), "
+        "not of this stack"
+        for s in scenarios
+        if s not in here
+    ]
+    return here, skipped
+
+
 async def main_async(args: Any) -> dict[str, Any]:
     scenarios = [SCENARIOS[k] for k in args.scenarios]
     if args.quick:
@@ -727,10 +921,14 @@ async def main_async(args: Any) -> dict[str, Any]:
     random.seed(args.seed)
     try:
         for key in args.stacks:
+            here, skipped = on_stack(key, scenarios)
+            for line in skipped:
+                print(f"\n== {key}: {line}", flush=True)
+            meta.setdefault("skipped", []).extend(f"{key}: {line}" for line in skipped)
+            if not here:
+                continue
             stack = Stack.embedded(workdir) if key == "embedded" else Stack.scaleout(workdir)
-            runs += await run_stack(
-                stack, scenarios, args.quick, args.fresh, progress, args.profile
-            )
+            runs += await run_stack(stack, here, args.quick, args.fresh, progress, args.profile)
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
