@@ -70,4 +70,44 @@ def test_typing_a_number_and_pressing_attack_at_once_attacks(make_table, browser
         assert held, "leaving the field asked for a preview"
         p1.assert_no_errors()
     finally:
+        # The held preview may still be waiting: let it go quietly with the page.
+        p1.page.unroute_all(behavior="ignoreErrors")
+        p1.context.close()
+
+
+def test_the_cost_line_appearing_leaves_the_button_where_it_was(
+    make_table, browser, live_server_url
+):
+    """A player picks a target and taps the attack: the cost line the choice brings appears
+    while the finger is on its way, and must not push the button from under it (under load
+    it did: the tap landed on the form beside the button and nothing was sent). The line is
+    drawn under the buttons, so nothing above them moves."""
+    from combat import services
+    from combat.access import gm_viewer
+
+    t = make_table("action_points")
+    assert services.run_command(t.enc.pk, gm_viewer(t.enc), {"type": "start_combat"}).ok
+    p1 = open_person(browser, "player", "Player 1", **PHONE)
+    try:
+        arrive(p1, f"{live_server_url}/p/{t.seat1.token}/")
+        form = action_form(p1, t.ana, "empowered_attack")
+        reveal(form)
+        button = form.get_by_test_id(f"action-button-{t.ana}-empowered_attack")
+        preview = form.get_by_test_id("cost-preview")
+        expect(preview).to_be_hidden()
+        before = button.bounding_box()
+        form.locator("[name='opt_to_hit']").last.fill("1")
+        form.locator("[name='opt_to_hit']").last.dispatch_event("change")
+        expect(preview).to_have_text("Empowered Attack: 2 AP, +1 to hit")
+        expect(preview).to_be_visible()
+        after = button.bounding_box()
+        assert before is not None and after is not None
+        assert (round(after["x"]), round(after["y"])) == (round(before["x"]), round(before["y"])), (
+            f"the button moved from {before} to {after} when the cost line appeared"
+        )
+        button.click()
+        line = p1.log.locator("li .text").filter(has_text="Ana: Empowered Attack (+1 to hit")
+        expect(line).to_have_count(1)
+        p1.assert_no_errors()
+    finally:
         p1.context.close()
