@@ -8,7 +8,8 @@ from playwright.sync_api import expect
 from .conftest import PHONE, action_form, arrive, open_person, reveal
 
 
-def test_choosing_empowered_options_changes_the_cost_shown(make_table, browser, live_server_url):
+def ana_on_her_phone(make_table, browser, live_server_url):
+    """An Action Points fight begun, and Ana's player on a phone with her page loaded."""
     from combat import services
     from combat.access import gm_viewer
 
@@ -17,6 +18,15 @@ def test_choosing_empowered_options_changes_the_cost_shown(make_table, browser, 
     p1 = open_person(browser, "player", "Player 1", **PHONE)
     try:
         arrive(p1, f"{live_server_url}/p/{t.seat1.token}/")
+    except BaseException:
+        p1.context.close()
+        raise
+    return t, p1
+
+
+def test_choosing_empowered_options_changes_the_cost_shown(make_table, browser, live_server_url):
+    t, p1 = ana_on_her_phone(make_table, browser, live_server_url)
+    try:
         form = action_form(p1, t.ana, "empowered_attack")
         reveal(form)
         button = form.get_by_test_id(f"action-button-{t.ana}-empowered_attack")
@@ -82,14 +92,8 @@ def test_the_cost_line_appearing_leaves_the_button_where_it_was(
     while the finger is on its way, and must not push the button from under it (under load
     it did: the tap landed on the form beside the button and nothing was sent). The line is
     drawn under the buttons, so nothing above them moves."""
-    from combat import services
-    from combat.access import gm_viewer
-
-    t = make_table("action_points")
-    assert services.run_command(t.enc.pk, gm_viewer(t.enc), {"type": "start_combat"}).ok
-    p1 = open_person(browser, "player", "Player 1", **PHONE)
+    t, p1 = ana_on_her_phone(make_table, browser, live_server_url)
     try:
-        arrive(p1, f"{live_server_url}/p/{t.seat1.token}/")
         form = action_form(p1, t.ana, "empowered_attack")
         reveal(form)
         button = form.get_by_test_id(f"action-button-{t.ana}-empowered_attack")
