@@ -234,10 +234,16 @@
   // A seat's notice (#notice) and an accepted command's flash fade after NOTICE_MS and are
   // gone after the fade; the next one replaces them. A notice that has gone stays gone when
   // a push or a reload brings the same one back (remembered for this page in this tab).
+  // Gone, but not out of the page at once: taken out by a timer, it moved everything under
+  // it up by its height, under a finger on its way to a button (a tap meant for End Turn
+  // landed on what came up in its place). Once faded, a notice this page showed keeps its
+  // place, unseen ("held"), until the person next sends something: their tap has landed
+  // by then, and what they sent changes the page anyway (docs/decisions.md).
   var NOTICE_MS = 8000;
   var FADE_MS = 600;
   var GONE_KEY = "vtt-notice-gone:" + window.location.pathname;
   var firstSeen = {};
+  var held = {}; // key -> "held" (faded, its place kept) or "gone" (out of the page)
   var flashes = 0;
 
   function goneSeq() {
@@ -253,9 +259,15 @@
     return Date.now() - firstSeen[key];
   }
 
-  function settle(el, shown, gone) {
+  function settle(el, key, shown, gone) {
     if (shown >= NOTICE_MS + FADE_MS) {
-      if (!el.hidden) el.hidden = true;
+      if (held[key] !== "gone" && key in firstSeen) {
+        held[key] = "held"; // shown on this page: its place is kept, unseen
+        if (!el.classList.contains("is-gone")) el.classList.add("is-fading", "is-gone");
+        if (el.getAttribute("aria-hidden") !== "true") el.setAttribute("aria-hidden", "true");
+      } else if (!el.hidden) {
+        el.hidden = true; // let go, or gone before this page showed it (a reload)
+      }
       if (gone) gone();
     } else if (shown >= NOTICE_MS) {
       if (!el.classList.contains("is-fading")) el.classList.add("is-fading");
@@ -266,7 +278,7 @@
     document.querySelectorAll(".seat-notice[data-seq]").forEach(function (el) {
       var seq = Number(el.dataset.seq);
       var shown = seq <= goneSeq() ? Infinity : age("n" + seq);
-      settle(el, shown, function () {
+      settle(el, "n" + seq, shown, function () {
         try {
           if (seq > goneSeq()) window.sessionStorage.setItem(GONE_KEY, String(seq));
         } catch (e) {
@@ -276,9 +288,26 @@
     });
     document.querySelectorAll("#flash .flash.ok, #flash .flash.success").forEach(function (el) {
       if (!el.dataset.noticeKey) el.dataset.noticeKey = "f" + ++flashes;
-      settle(el, age(el.dataset.noticeKey), null);
+      settle(el, el.dataset.noticeKey, age(el.dataset.noticeKey), null);
     });
   }
+
+  // The person sends something (their own tap, a shortcut, a drag on the map): the notices
+  // held in place leave the page now.
+  document.addEventListener("htmx:before:request", function (evt) {
+    var ctx = evt.detail && evt.detail.ctx;
+    if (!ctx || !ctx.request || String(ctx.request.method).toUpperCase() !== "POST") {
+      return;
+    }
+    var any = false;
+    Object.keys(held).forEach(function (key) {
+      if (held[key] === "held") {
+        held[key] = "gone";
+        any = true;
+      }
+    });
+    if (any) tidy();
+  });
 
   // Before the next paint after a push (a push re-renders the notice as the server has it),
   // and on a timer for the fading itself.

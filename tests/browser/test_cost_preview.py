@@ -115,3 +115,31 @@ def test_the_cost_line_appearing_leaves_the_button_where_it_was(
         p1.assert_no_errors()
     finally:
         p1.context.close()
+
+
+def test_the_button_pressed_while_the_cost_changes_still_acts(make_table, browser, live_server_url):
+    """Her finger is down on the attack's button, on its cost, when the answer to her last
+    choice changes that cost: lifting it presses the button. (The chip was a new element in
+    place of the old, and the button shrank with it: the press began on an element no longer
+    in the page and ended beside the button, the browser saw no click, and nothing was
+    sent.)"""
+    t, p1 = ana_on_her_phone(make_table, browser, live_server_url)
+    try:
+        form = action_form(p1, t.ana, "empowered_attack")
+        reveal(form)
+        button = form.get_by_test_id(f"action-button-{t.ana}-empowered_attack")
+        chip = button.locator(".cost-chip")
+        form.locator("[name='opt_to_hit']").last.fill("1")
+        button.scroll_into_view_if_needed()
+        box = chip.bounding_box()
+        assert box is not None
+        p1.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        p1.page.mouse.down()
+        form.locator("[name='opt_to_hit']").last.dispatch_event("change")
+        expect(chip).to_have_text("2 AP")
+        p1.page.mouse.up()
+        line = p1.log.locator("li .text").filter(has_text="Ana: Empowered Attack (+1 to hit")
+        expect(line).to_have_count(1)
+        p1.assert_no_errors()
+    finally:
+        p1.context.close()

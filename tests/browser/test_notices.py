@@ -106,3 +106,48 @@ def test_the_actor_and_the_one_hit_see_it_and_it_goes_away(make_table, sit_down)
     for p in people.everyone:
         p.assert_never_reloaded()
         p.assert_no_errors()
+
+
+def test_a_notice_going_away_moves_nothing_under_her_finger(make_table, sit_down):
+    """Ana's player attacks and reads her panel at the top of her phone. Her notice fades by
+    itself while her finger is on its way to End Turn: taken out of the page, it moved the
+    panel up by its height and her tap found another button there. It keeps its place,
+    unseen, until she next sends something, and End Turn stays where she saw it."""
+    t = make_table("action_points")
+    people = sit_down(t, fake_clock=True, **PHONE)
+    gm, p1, p2 = people.gm, people.p1, people.p2
+    gm.page.get_by_test_id("start-combat").click()
+    expect(p1.page.get_by_test_id(f"your-turn-{t.ana}")).to_be_visible()
+    # The GM's "Combat begins" line above the console goes the same way.
+    said = gm.page.locator("#flash .flash.ok")
+    expect(said).to_be_visible()
+    gm.wait_for_posts_answered()
+    advance = gm.page.get_by_test_id("advance-turn")
+    was = advance.bounding_box()
+    time_passes(gm)
+    expect(said).to_be_hidden()
+    assert advance.bounding_box() == was, "the GM's console moved when the line went"
+
+    act(p1, t.ana, "basic_attack", target=t.bram)
+    mine = notice(p1)
+    expect(mine).to_contain_text("Basic Attack for 1 AP on Bram")
+    p1.wait_for_posts_answered()
+    p1.page.evaluate("window.scrollTo(0, 0)")
+    end_turn = p1.page.locator(f"#panel-{t.ana}").get_by_test_id(f"end-turn-{t.ana}")
+    before = end_turn.bounding_box()
+    assert before is not None and before["y"] + before["height"] <= 844, before
+
+    time_passes(p1)
+    expect(mine).to_be_hidden()
+    after = end_turn.bounding_box()
+    assert after == before, f"End Turn moved from {before} to {after} when the notice went"
+    assert p1.page.evaluate("window.scrollY") == 0
+
+    # Her tap where End Turn was ends her turn; what she sent takes the old notice's place.
+    p1.page.mouse.click(before["x"] + before["width"] / 2, before["y"] + before["height"] / 2)
+    expect(p2.page.get_by_test_id(f"your-turn-{t.bram}")).to_be_visible()
+    expect(mine).to_contain_text("Ana ends the turn.")
+    expect(mine).to_be_visible()
+    for p in (p1, p2):
+        p.assert_never_reloaded()
+        p.assert_no_errors()
