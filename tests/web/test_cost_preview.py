@@ -33,7 +33,7 @@ def test_an_empowered_attack_is_priced_with_its_options_and_nothing_changes(figh
     text = r.content.decode()
     assert "Empowered Attack: 3 AP, +1 to hit, +2 damage" in text
     # The button's chip follows, out of band.
-    assert f'id="chip-action-{fight.ana}-empowered_attack" hx-swap-oob="true">3 AP<' in text
+    assert f'id="chip-action-{fight.ana}-empowered_attack" hx-swap-oob="innerHTML">3 AP<' in text
     r = ask(fight.p1, url, actor=fight.ana, action="empowered_attack", opt_to_hit="2")
     assert "Empowered Attack: 3 AP, +2 to hit" in r.content.decode()
     assert fight.refresh().version == version
