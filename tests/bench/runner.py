@@ -454,19 +454,29 @@ class Session:
             notes.append(f"{harness.RETRIES.count - retried} socket connections had to be retried")
         return notes
 
-    async def measure(self, scenario: Scenario, frame_bytes: float = 2048) -> Run:
-        label = f"[{self.stack.key}] {scenario.key} {self.kind}"
+    async def connect(
+        self, scenario: Scenario, label: str, quiet: float, after: float | None = None
+    ) -> tuple[float, int, list[str], int, int]:
+        """The scenario's pages connected, the servers quiet before (`quiet` s) and after
+        (`after`, else `quiet`): when it began, the servers' memory before, the notes, the
+        pages that never got their first view (counted once every page had its time to
+        connect: grow waits for that) and how many sockets were added."""
         servers = self.servers
-        quiet = 0.75 if self.quick else 8
         t_begin = time.perf_counter()
         await _quiet(servers, quiet)
         rss0 = _rss(servers)
         before = sum(len(t.clients) for t in self.tables)
         notes = await self.grow(scenario, label)
-        # Counted once every page had its time to connect (grow waits for that).
         unviewed = sum(c.expects_view for t in self.tables for c in t.clients)
         added = sum(len(t.clients) for t in self.tables) - before
-        await _quiet(servers, quiet)
+        await _quiet(servers, quiet if after is None else after)
+        return t_begin, rss0, notes, unviewed, added
+
+    async def measure(self, scenario: Scenario, frame_bytes: float = 2048) -> Run:
+        label = f"[{self.stack.key}] {scenario.key} {self.kind}"
+        servers = self.servers
+        quiet = 0.75 if self.quick else 8
+        t_begin, rss0, notes, unviewed, added = await self.connect(scenario, label, quiet)
         # What holding the connections costs: every new socket open and its first view sent.
         rss_connected = _rss(servers)
         t_connected = time.perf_counter()
@@ -576,17 +586,11 @@ class Session:
         `steps` are every step's."""
         label = f"[{self.stack.key}] {scenario.key} {self.kind}"
         servers = self.servers
-        quiet = 0.75 if self.quick else 8
-        t_begin = time.perf_counter()
-        await _quiet(servers, quiet)
-        rss0 = _rss(servers)
-        before = sum(len(t.clients) for t in self.tables)
-        notes = await self.grow(scenario, label)
-        unviewed = sum(c.expects_view for t in self.tables for c in t.clients)
-        added = sum(len(t.clients) for t in self.tables) - before
-        # In quick mode too: what connecting 500 sockets left queued would be the first
-        # step's latency.
-        await _quiet(servers, 8)
+        # Quiet for 8 s after connecting in quick mode too: what connecting 500 sockets left
+        # queued would be the first step's latency.
+        t_begin, rss0, notes, unviewed, added = await self.connect(
+            scenario, label, 0.75 if self.quick else 8, after=8
+        )
         rss_connected = _rss(servers)
         connect_s = time.perf_counter() - t_begin
 
